@@ -1,0 +1,25 @@
+import { Flags } from '@oclif/core';
+import { PartnerkitCommand } from '../../src/cli/base.js';
+import { renderObject } from '../../src/cli/output.js';
+
+export default class PartnerEnroll extends PartnerkitCommand {
+  static override description = 'Enroll a partner in a program; prints the referral code for their links';
+  static override examples = ['<%= config.bin %> partner enroll --program 1 --partner 2'];
+  static override flags = {
+    program: Flags.integer({ description: 'program id', required: true, min: 1 }),
+    partner: Flags.integer({ description: 'partner id', required: true, min: 1 }),
+  };
+
+  async run() {
+    const { flags } = await this.parse(PartnerEnroll);
+    const enrollment = await this.withClient(flags, {}, (client) =>
+      client.admin<{ id: number; programId: number; partnerId: number; refCode: string; createdAt: string }>(
+        'POST',
+        `/programs/${flags.program}/partners`,
+        { partnerId: flags.partner },
+      ),
+    );
+    this.log(renderObject(enrollment));
+    return enrollment;
+  }
+}

@@ -1,0 +1,37 @@
+import { Flags } from '@oclif/core';
+import { PartnerkitCommand } from '../../src/cli/base.js';
+import { renderObject } from '../../src/cli/output.js';
+import type { ProgramView } from '../../src/domain/provisioning.js';
+
+export default class ProgramCreate extends PartnerkitCommand {
+  static override description = 'Create a program with a live and a test API key (shown once) and a webhook secret';
+  static override examples = [
+    '<%= config.bin %> program create --name "Acme partners"',
+    '<%= config.bin %> program create --name "Acme" --commission-flat-cents 500 --hold-days 14 --recurring-months 12',
+  ];
+  static override flags = {
+    name: Flags.string({ description: 'program name', required: true }),
+    'commission-percent': Flags.string({ description: 'commission percentage per sale (default 20)', exclusive: ['commission-flat-cents'] }),
+    'commission-flat-cents': Flags.integer({ description: 'flat commission per sale, in cents', min: 0 }),
+    'attribution-window-days': Flags.integer({ description: 'days from click (or signup) in which a sale is attributed', default: 90, min: 1 }),
+    'hold-days': Flags.integer({ description: 'days a commission stays pending', default: 30, min: 0 }),
+    'recurring-months': Flags.integer({ description: 'months of renewals that earn commission (omit: every renewal; 0: first payment only)', min: 0 }),
+  };
+
+  async run() {
+    const { flags } = await this.parse(ProgramCreate);
+    const program = await this.withClient(flags, {}, (client) =>
+      client.admin<ProgramView & { apiKey: string; testApiKey: string }>('POST', '/programs', {
+        name: flags.name,
+        commissionPercent: flags['commission-percent'] === undefined ? undefined : Number(flags['commission-percent']),
+        commissionFlatCents: flags['commission-flat-cents'],
+        attributionWindowDays: flags['attribution-window-days'],
+        holdDays: flags['hold-days'],
+        recurringMonths: flags['recurring-months'] ?? null,
+      }),
+    );
+    this.log(renderObject(program));
+    this.log('\nStore the API keys now: they are shown only once.');
+    return program;
+  }
+}

@@ -1,0 +1,27 @@
+import { PartnerkitCommand } from '../../src/cli/base.js';
+import { renderTable } from '../../src/cli/output.js';
+import type { ProgramView } from '../../src/domain/provisioning.js';
+
+export default class ProgramList extends PartnerkitCommand {
+  static override description = 'List programs';
+  static override examples = ['<%= config.bin %> program list', '<%= config.bin %> program list --json'];
+
+  async run() {
+    const { flags } = await this.parse(ProgramList);
+    const programs = await this.withClient(flags, {}, (client) => client.admin<ProgramView[]>('GET', '/programs'));
+    this.log(
+      renderTable(
+        [
+          { header: 'id', value: (p) => p.id },
+          { header: 'name', value: (p) => p.name },
+          { header: 'commission', value: (p) => (p.commission.type === 'percent' ? `${p.commission.percent} %` : `${p.commission.flatCents} ¢`) },
+          { header: 'window', value: (p) => `${p.attributionWindowDays} d` },
+          { header: 'hold', value: (p) => `${p.holdDays} d` },
+          { header: 'created', value: (p) => p.createdAt },
+        ],
+        programs,
+      ),
+    );
+    return programs;
+  }
+}

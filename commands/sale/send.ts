@@ -1,0 +1,46 @@
+import { Flags } from '@oclif/core';
+import { PartnerkitCommand } from '../../src/cli/base.js';
+import { renderObject } from '../../src/cli/output.js';
+import type { SaleRequest } from '../../src/domain/sale-request.js';
+
+export default class SaleSend extends PartnerkitCommand {
+  static override description = 'Record a sale through POST /api/v1/track/sale; exits non-zero with error.code on any error';
+  static override examples = [
+    '<%= config.bin %> sale send --api-key pk_live_… --customer-key user_42 --amount-cents 4999 --transaction-id in_1001',
+    '<%= config.bin %> sale send --api-key pk_live_… --click-id ck_1_… --amount-cents 990 --transaction-id in_1002 --currency eur --test',
+  ];
+  static override flags = {
+    'api-key': Flags.string({ description: 'program API key', required: true, env: 'PARTNERKIT_API_KEY' }),
+    'customer-key': Flags.string({ description: 'customer key given at signup', atLeastOne: ['customer-key', 'click-id'] }),
+    'click-id': Flags.string({ description: 'click id (fallback attribution)' }),
+    'amount-cents': Flags.integer({ description: 'amount in cents, tax included', required: true }),
+    'transaction-id': Flags.string({ description: 'your payment id (idempotency key)', required: true }),
+    currency: Flags.string({ description: 'USD, EUR or VND (default USD)' }),
+    'product-id': Flags.string({ description: 'product id for per-product commission rules' }),
+    recurring: Flags.boolean({ description: 'a recurring (renewal) charge', default: false }),
+    'sale-type': Flags.string({ description: 'payment or subscription', options: ['payment', 'subscription'] }),
+    'subscription-id': Flags.string({ description: 'your subscription id (recurring commission durations count from its first sale)' }),
+    'occurred-at': Flags.string({ description: 'when the payment happened (ISO 8601 with offset)' }),
+    test: Flags.boolean({ description: 'record a test sale (additional_data.test_mode)', default: false }),
+  };
+
+  async run() {
+    const { flags } = await this.parse(SaleSend);
+    const body: SaleRequest = {
+      transaction_id: flags['transaction-id'],
+      amount_cents: flags['amount-cents'],
+      customer_key: flags['customer-key'],
+      click_id: flags['click-id'],
+      currency: flags.currency,
+      product_id: flags['product-id'],
+      is_recurring: flags.recurring || undefined,
+      sale_type: flags['sale-type'] as SaleRequest['sale_type'],
+      subscription_id: flags['subscription-id'],
+      occurred_at: flags['occurred-at'],
+      additional_data: flags.test ? { test_mode: true } : undefined,
+    };
+    const result = await this.withClient(flags, { apiKey: flags['api-key'] }, (client) => client.sendSale(body));
+    this.log(renderObject(result));
+    return result;
+  }
+}

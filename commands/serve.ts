@@ -1,0 +1,50 @@
+import { Flags } from '@oclif/core';
+import { clockFromEnv } from '../src/clock.js';
+import { PartnerkitCommand } from '../src/cli/base.js';
+import { DEFAULT_RATE_LIMIT } from '../src/app.js';
+import { DataDirLockedError } from '../src/local.js';
+import { startServer, startupHint } from '../src/server.js';
+
+export default class Serve extends PartnerkitCommand {
+  static override description = 'Start the HTTP server on the data dir (runs until SIGINT/SIGTERM, then drains requests and closes the database)';
+  static override examples = ['<%= config.bin %> serve', '<%= config.bin %> serve --port 8080 --rate-limit 500 --rate-window 1'];
+  static override flags = {
+    port: Flags.integer({ description: 'port to listen on (0 picks a free one)', default: 3000, min: 0, max: 65535 }),
+    host: Flags.string({ description: 'address to listen on', default: '127.0.0.1' }),
+    'rate-limit': Flags.integer({ description: 'requests per window per API key on the tracking API', default: DEFAULT_RATE_LIMIT.max, min: 1 }),
+    'rate-window': Flags.integer({ description: 'rate-limit window in seconds', default: DEFAULT_RATE_LIMIT.windowSeconds, min: 1 }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Serve);
+    const dir = this.dataDir(flags);
+    let server;
+    try {
+      server = await startServer({
+        dir,
+        clock: clockFromEnv(),
+        host: flags.host,
+        port: flags.port,
+        rateLimit: { max: flags['rate-limit'], windowSeconds: flags['rate-window'] },
+      });
+    } catch (error) {
+      if (error instanceof DataDirLockedError) this.error(error.message, { exit: 2 });
+      throw error;
+    }
+    this.logToStderr(`partnerkit listening on ${server.url} (data dir ${dir.root})`);
+    this.logToStderr(await startupHint(server));
+    await new Promise<void>((resolve) => {
+      const stop = (signal: string) => {
+        this.logToStderr(`${signal}: draining requests and closing the database…`);
+        server.stop().then(resolve, (error) => {
+          this.logToStderr(`shutdown failed: ${(error as Error).message}`);
+          process.exitCode = 1;
+          resolve();
+        });
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    this.logToStderr('stopped');
+  }
+}

@@ -1,0 +1,56 @@
+import cors from '@fastify/cors';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Clock } from './clock.js';
+import { registerErrorHandling } from './http/errors.js';
+import { adminRoutes } from './http/routes/admin.js';
+import { trackingRoutes } from './http/routes/tracking.js';
+import type { Store } from './store/db.js';
+
+export type AppDeps = {
+  store: Store;
+  clock: Clock;
+  /** SHA-256 of the instance admin token. */
+  adminTokenHash: string;
+  /** Requests per window per API key on the tracking API (DECISIONS §3: default 100 per second). */
+  rateLimit: { max: number; windowSeconds: number };
+  logger?: boolean;
+};
+
+export const DEFAULT_RATE_LIMIT = { max: 100, windowSeconds: 1 };
+
+/** The HTTP app, not listening: `serve` listens, tests and the local CLI use inject(). */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({ logger: deps.logger ?? false, bodyLimit: 64 * 1024 });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.decorateRequest('apiKey', null);
+  registerErrorHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'partnerkit', version: '1.0.0', description: 'Partner program tracking: clicks, leads, sales, commissions and reports.' },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'http', scheme: 'bearer', description: 'Program API key (pk_live_… or pk_test_…)' },
+          adminToken: { type: 'http', scheme: 'bearer', description: 'Instance admin token' },
+          sessionToken: { type: 'http', scheme: 'bearer', description: 'Dashboard session token' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  // Only the click endpoint is called from browsers; every other route sends no CORS headers.
+  await app.register(cors, {
+    delegator: (request, callback) => callback(null, { origin: request.url?.startsWith('/api/v1/track/click') ?? false }),
+  });
+  await app.register(rateLimit, { global: false });
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(trackingRoutes(deps));
+  await app.register(adminRoutes(deps), { prefix: '/api/admin' });
+  return app;
+}

@@ -1,0 +1,51 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { randomToken } from './domain/secrets.js';
+
+/** The files of a data dir (DECISIONS §1–§2). */
+export type DataDir = {
+  root: string;
+  database: string;
+  /** The instance admin token, mode 0600, created with the data dir. */
+  adminTokenFile: string;
+  /** Written by `serve` while it holds the database, so other commands go through it. */
+  discoveryFile: string;
+};
+
+/** --data-dir, else PARTNERKIT_DATA_DIR, else ./.partnerkit. */
+export function dataDir(flag?: string, env: NodeJS.ProcessEnv = process.env): DataDir {
+  const root = resolve(flag ?? env.PARTNERKIT_DATA_DIR ?? '.partnerkit');
+  return {
+    root,
+    database: join(root, 'partnerkit.duckdb'),
+    adminTokenFile: join(root, 'admin-token'),
+    discoveryFile: join(root, 'server.json'),
+  };
+}
+
+/** Creates the data dir and its admin token on first use; returns the token. */
+export function ensureDataDir(dir: DataDir): string {
+  mkdirSync(dir.root, { recursive: true });
+  if (!existsSync(dir.adminTokenFile)) {
+    writeFileSync(dir.adminTokenFile, `${randomToken('pka_', 32)}\n`, { mode: 0o600, flag: 'wx' });
+  }
+  return readAdminToken(dir)!;
+}
+
+export function readAdminToken(dir: DataDir): string | undefined {
+  return existsSync(dir.adminTokenFile) ? readFileSync(dir.adminTokenFile, 'utf8').trim() : undefined;
+}
+
+export type Discovery = { url: string; pid: number; startedAt: string };
+
+/** The running server of this data dir, if its discovery file names a live process. */
+export function runningServer(dir: DataDir): Discovery | undefined {
+  if (!existsSync(dir.discoveryFile)) return undefined;
+  try {
+    const discovery = JSON.parse(readFileSync(dir.discoveryFile, 'utf8')) as Discovery;
+    process.kill(discovery.pid, 0);
+    return discovery;
+  } catch {
+    return undefined; // stale file of a process that died without cleaning up
+  }
+}

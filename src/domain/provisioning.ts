@@ -1,0 +1,201 @@
+import { utc } from '@date-fns/utc';
+import { addHours } from 'date-fns';
+import { AppError } from '../errors.js';
+import * as keys from '../store/api-keys.js';
+import type { ApiKeyMode, ApiKeyRow } from '../store/api-keys.js';
+import type { Sql } from '../store/db.js';
+import * as members from '../store/members.js';
+import * as partners from '../store/partners.js';
+import * as programs from '../store/programs.js';
+import type { CommissionRule, ProductRuleRow, ProgramRow } from '../store/programs.js';
+import type { Deps } from './deps.js';
+import { randomCode, randomToken, sha256 } from './secrets.js';
+
+/** A commission rule as the API shows it: a percentage or a flat amount in cents. */
+export type CommissionView = { type: 'percent'; percent: number } | { type: 'flat'; flatCents: number };
+
+export function commissionView(rule: CommissionRule): CommissionView {
+  return rule.type === 'percent' ? { type: 'percent', percent: rule.value / 100 } : { type: 'flat', flatCents: rule.value };
+}
+
+export type ProgramView = ReturnType<typeof programView>;
+
+function programView(p: ProgramRow, rules: ProductRuleRow[]) {
+  return {
+    id: p.id,
+    name: p.name,
+    commission: commissionView({ type: p.commission_type, value: p.commission_value }),
+    attributionWindowDays: p.attribution_window_days,
+    holdDays: p.hold_days,
+    recurringMonths: p.recurring_months,
+    webhookSecret: p.webhook_secret,
+    createdAt: p.created_at.toISOString(),
+    productRules: rules.map(ruleView),
+  };
+}
+
+function ruleView(r: ProductRuleRow) {
+  return { programId: r.program_id, productId: r.product_id, commission: commissionView({ type: r.commission_type, value: r.commission_value }) };
+}
+
+function keyView(k: ApiKeyRow) {
+  return { id: k.id, programId: k.program_id, mode: k.mode, prefix: k.prefix, status: k.status, createdAt: k.created_at.toISOString() };
+}
+
+export type NewProgram = {
+  name: string;
+  commission: CommissionRule;
+  attributionWindowDays: number;
+  holdDays: number;
+  recurringMonths: number | null;
+};
+
+export async function createProgram({ store, clock }: Deps, input: NewProgram) {
+  return store.write(async (sql) => {
+    const now = clock.now();
+    const row: ProgramRow = {
+      id: await store.nextId(sql, 'programs'),
+      name: input.name,
+      commission_type: input.commission.type,
+      commission_value: input.commission.value,
+      attribution_window_days: input.attributionWindowDays,
+      hold_days: input.holdDays,
+      recurring_months: input.recurringMonths,
+      webhook_secret: randomToken('whsec_'),
+      created_at: now,
+    };
+    await programs.insertProgram(sql, row);
+    const live = await issueKey({ store, clock }, sql, row.id, 'live');
+    const test = await issueKey({ store, clock }, sql, row.id, 'test');
+    return { ...programView(row, []), apiKey: live.apiKey, testApiKey: test.apiKey };
+  });
+}
+
+export async function listPrograms({ store }: Deps) {
+  return store.read(async (sql) => (await programs.listPrograms(sql)).map((p) => programView(p, [])));
+}
+
+export async function showProgram({ store }: Deps, id: number) {
+  return store.read(async (sql) => programView(await requireProgram(sql, id), await programs.listProductRules(sql, id)));
+}
+
+export async function requireProgram(sql: Sql, id: number): Promise<ProgramRow> {
+  const program = await programs.findProgram(sql, id);
+  if (!program) throw new AppError('not_found', `Program ${id} not found`);
+  return program;
+}
+
+export async function addProductRule({ store, clock }: Deps, programId: number, productId: string, rule: CommissionRule) {
+  return store.write(async (sql) => {
+    await requireProgram(sql, programId);
+    const row: ProductRuleRow = {
+      program_id: programId, product_id: productId, commission_type: rule.type, commission_value: rule.value, created_at: clock.now(),
+    };
+    await programs.upsertProductRule(sql, row);
+    return ruleView(row);
+  });
+}
+
+async function issueKey({ store, clock }: Deps, sql: Sql, programId: number, mode: ApiKeyMode) {
+  const apiKey = randomToken(`pk_${mode}_`);
+  const row = {
+    id: await store.nextId(sql, 'api_keys'),
+    program_id: programId,
+    mode,
+    key_hash: sha256(apiKey),
+    prefix: apiKey.slice(0, 12),
+    status: 'active' as const,
+    created_at: clock.now(),
+  };
+  await keys.insertApiKey(sql, row);
+  return { id: row.id, apiKey, mode };
+}
+
+export async function createApiKey(deps: Deps, programId: number, mode: ApiKeyMode) {
+  return deps.store.write(async (sql) => {
+    await requireProgram(sql, programId);
+    return issueKey(deps, sql, programId, mode);
+  });
+}
+
+export async function retireApiKey({ store, clock }: Deps, programId: number, keyId: number) {
+  return store.write(async (sql) => {
+    const key = await keys.findApiKey(sql, programId, keyId);
+    if (!key) throw new AppError('not_found', `API key ${keyId} not found in program ${programId}`);
+    if (key.status === 'active') await keys.retireApiKey(sql, keyId, clock.now());
+    return { id: keyId, status: 'retired' as const };
+  });
+}
+
+export async function listApiKeys({ store }: Deps, programId: number) {
+  return store.read(async (sql) => {
+    await requireProgram(sql, programId);
+    return (await keys.listApiKeys(sql, programId)).map(keyView);
+  });
+}
+
+export async function createPartner({ store, clock }: Deps, input: { name: string; email: string }) {
+  return store.write(async (sql) => {
+    const email = input.email.toLowerCase();
+    if (await partners.findPartnerByEmail(sql, email)) throw new AppError('conflict', `A partner with e-mail ${email} exists`);
+    const row = { id: await store.nextId(sql, 'partners'), name: input.name, email, created_at: clock.now() };
+    await partners.insertPartner(sql, row);
+    return { id: row.id, name: row.name, email: row.email };
+  });
+}
+
+export async function enrollPartner({ store, clock }: Deps, programId: number, partnerId: number) {
+  return store.write(async (sql) => {
+    await requireProgram(sql, programId);
+    if (!(await partners.findPartner(sql, partnerId))) throw new AppError('not_found', `Partner ${partnerId} not found`);
+    if (await partners.findEnrollment(sql, programId, partnerId)) {
+      throw new AppError('conflict', `Partner ${partnerId} is already enrolled in program ${programId}`);
+    }
+    const row = {
+      id: await store.nextId(sql, 'partner_programs'),
+      partner_id: partnerId,
+      program_id: programId,
+      ref_code: randomCode(),
+      status: 'active' as const,
+      created_at: clock.now(),
+    };
+    await partners.insertPartnerProgram(sql, row);
+    return { id: row.id, programId, partnerId, refCode: row.ref_code, createdAt: row.created_at.toISOString() };
+  });
+}
+
+async function userFor({ store, clock }: Deps, sql: Sql, email: string) {
+  const existing = await members.findUserByEmail(sql, email);
+  if (existing) return existing;
+  const user = { id: await store.nextId(sql, 'users'), email, created_at: clock.now() };
+  await members.insertUser(sql, user);
+  return user;
+}
+
+export async function setMembership(deps: Deps, programId: number, email: string, status: 'active' | 'inactive') {
+  return deps.store.write(async (sql) => {
+    await requireProgram(sql, programId);
+    const normalized = email.toLowerCase();
+    if (status === 'inactive') {
+      const user = await members.findUserByEmail(sql, normalized);
+      if (!user || !(await members.findMember(sql, programId, user.id))) {
+        throw new AppError('not_found', `${normalized} is not a member of program ${programId}`);
+      }
+    }
+    const user = await userFor(deps, sql, normalized);
+    await members.upsertMember(sql, programId, user.id, status, deps.clock.now());
+    return { userId: user.id, programId, status };
+  });
+}
+
+export async function createSession({ store, clock }: Deps, email: string, ttlHours: number) {
+  return store.write(async (sql) => {
+    const user = await members.findUserByEmail(sql, email.toLowerCase());
+    if (!user) throw new AppError('not_found', `No user with e-mail ${email}; add them with member add first`);
+    const token = randomToken('pks_', 32);
+    const now = clock.now();
+    const expiresAt = addHours(now, ttlHours, { in: utc });
+    await members.insertSession(sql, { token_hash: sha256(token), user_id: user.id, created_at: now, expires_at: expiresAt });
+    return { token, expiresAt: expiresAt.toISOString() };
+  });
+}

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import type { Clock } from '../clock.js';
+
+/** Payment providers a sale may name (DECISIONS §3; the specification omits the ten names). */
+export const PROVIDERS = [
+  'stripe', 'paddle', 'lemonsqueezy', 'paypal', 'braintree', 'chargebee', 'recurly', 'adyen', 'square', 'polar', 'other',
+] as const;
+
+export const CURRENCIES = ['USD', 'EUR', 'VND'] as const;
+export type Currency = (typeof CURRENCIES)[number];
+
+const MAX_PAST_MS = 30 * 24 * 60 * 60 * 1000;
+const MAX_FUTURE_MS = 5 * 60 * 1000;
+const LINE_ITEMS_MAX_BYTES = 64 * 1024;
+
+const key = z.string().min(1).max(255);
+
+/**
+ * The body of POST /api/v1/track/sale: the one source of its rules (DECISIONS §3), its TypeScript
+ * type and its OpenAPI entry. occurred_at is checked against the service clock, hence the factory.
+ * The currency is only required to be a string here: an unknown one is 422, not 400.
+ */
+export function saleRequestSchema(clock: Clock) {
+  return z.object({
+    transaction_id: key.optional().describe("The merchant's unique payment id; the idempotency key"),
+    amount_cents: z.int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe('Amount in minor units, tax included'),
+    tax_cents: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('Tax part of amount_cents; stored, never used in commissions'),
+    customer_key: key.optional().describe("The merchant's customer id given at signup (primary attribution key)"),
+    click_id: key.optional().describe('The partner_click_id cookie value (fallback attribution)'),
+    currency: z.string().optional().describe('USD, EUR or VND, case-insensitive; default USD'),
+    sale_type: z.enum(['payment', 'subscription']).optional(),
+    line_items: z
+      .unknown()
+      .refine((value) => JSON.stringify(value ?? null).length <= LINE_ITEMS_MAX_BYTES, 'line_items must be at most 64 KiB')
+      .optional(),
+    is_recurring: z.boolean().optional(),
+    subscription_id: key.optional(),
+    subscription_interval: z.enum(['monthly', 'quarterly', 'annual']).optional(),
+    product_id: key.optional(),
+    occurred_at: z.iso
+      .datetime({ offset: true })
+      .refine((value) => {
+        const age = clock.now().getTime() - Date.parse(value);
+        return age <= MAX_PAST_MS && age >= -MAX_FUTURE_MS;
+      }, 'occurred_at must be at most 30 days in the past and at most 5 minutes in the future')
+      .optional(),
+    provider: z.enum(PROVIDERS).optional(),
+    provider_payment_id: z.string().min(1).max(255).optional(),
+    livemode: z.boolean().optional().describe('false records a test sale'),
+    additional_data: z.looseObject({ test_mode: z.boolean().optional() }).optional(),
+  });
+}
+
+export type SaleRequest = z.infer<ReturnType<typeof saleRequestSchema>>;
+
+/** Live sales require transaction_id and amount_cents; test sales validate them only when present. */
+export function missingLiveFields(request: SaleRequest): string[] {
+  const missing: string[] = [];
+  if (request.transaction_id === undefined) missing.push('transaction_id');
+  if (request.amount_cents === undefined) missing.push('amount_cents');
+  return missing;
+}

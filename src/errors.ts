@@ -1,0 +1,68 @@
+/**
+ * Every error the service answers with, in one table (specification §7, DECISIONS §3–§5).
+ * Domain code throws `AppError(code, …)`; src/http/errors.ts turns it into a response.
+ */
+type Envelope = 'platform' | 'typed';
+
+export const errorCodes = {
+  invalid_request: { status: 400, name: 'ValidationError', envelope: 'platform' },
+  no_attribution: { status: 400, name: 'AttributionError', envelope: 'platform' },
+  invalid_signature: { status: 400, name: 'SignatureError', envelope: 'platform' },
+  unauthorized: { status: 401, name: 'UnauthorizedError', envelope: 'platform' },
+  api_key_rotation_required: { status: 401, name: 'ApiKeyRotationRequired', envelope: 'typed' },
+  forbidden: { status: 403, name: 'ForbiddenError', envelope: 'platform' },
+  not_found: { status: 404, name: 'NotFoundError', envelope: 'platform' },
+  duplicate_transaction: { status: 409, name: 'ConflictError', envelope: 'platform' },
+  conflict: { status: 409, name: 'ConflictError', envelope: 'platform' },
+  payload_too_large: { status: 413, name: 'PayloadTooLargeError', envelope: 'platform' },
+  unsupported_currency: { status: 422, name: 'UnprocessableEntityError', envelope: 'platform' },
+  rate_limited: { status: 429, name: 'RateLimitError', envelope: 'typed' },
+  internal_error: { status: 500, name: 'InternalServerError', envelope: 'platform' },
+  service_unavailable: { status: 503, name: 'ServiceUnavailableError', envelope: 'platform' },
+} as const satisfies Record<string, { status: number; name: string; envelope: Envelope }>;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: unknown;
+  /** Extra top-level fields of the typed envelope (hint, docs_url, retry_after_seconds). */
+  readonly extra: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, details: unknown = null, extra: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.details = details;
+    this.extra = extra;
+  }
+
+  get status(): number {
+    return errorCodes[this.code].status;
+  }
+}
+
+export type PlatformErrorBody = {
+  data: null;
+  error: { status: number; name: string; message: string; details: unknown; code: ErrorCode };
+};
+export type TypedErrorBody = { error: { code: ErrorCode; message: string } & Record<string, unknown> };
+export type ErrorBody = PlatformErrorBody | TypedErrorBody;
+
+/** The response body for an error, in the envelope its code uses. */
+export function errorBody(error: AppError): ErrorBody {
+  const spec = errorCodes[error.code];
+  if (spec.envelope === 'typed') {
+    return { error: { code: error.code, message: error.message, ...error.extra } };
+  }
+  return {
+    data: null,
+    error: { status: spec.status, name: spec.name, message: error.message, details: error.details, code: error.code },
+  };
+}
+
+/** A field-level validation failure, reported as 400 invalid_request with the fields in details. */
+export function invalidRequest(fields: Array<{ field: string; message: string }>): AppError {
+  const summary = fields.map((f) => `${f.field}: ${f.message}`).join('; ');
+  return new AppError('invalid_request', `Invalid request: ${summary}`, { fields });
+}

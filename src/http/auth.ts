@@ -1,0 +1,49 @@
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+import type { Deps } from '../domain/deps.js';
+import { sameSecret, sha256 } from '../domain/secrets.js';
+import { findApiKeyByHash, type ApiKeyRow } from '../store/api-keys.js';
+
+export const KEY_ROTATION_DOCS_URL = 'https://github.com/partnerkit/partnerkit#api-keys';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    apiKey: ApiKeyRow | null;
+  }
+}
+
+/** The bearer token of the Authorization header, or undefined when missing or malformed. */
+export function bearerToken(request: FastifyRequest): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+  return match?.[1];
+}
+
+/** Program API key (§5): 401 unauthorized, or 401 api_key_rotation_required for a retired key. */
+export function apiKeyAuth(deps: Deps) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const token = bearerToken(request);
+    if (!token) throw new AppError('unauthorized', 'Missing or malformed Authorization header; send Authorization: Bearer <API key>');
+    const key = await deps.store.read((sql) => findApiKeyByHash(sql, sha256(token)));
+    if (!key) throw new AppError('unauthorized', 'The API key matches no active program');
+    if (key.status === 'retired') {
+      throw new AppError('api_key_rotation_required', 'This API key has been retired', null, {
+        hint: 'Create a new key with `partnerkit key create --program <id>` (or in the program settings) and replace the retired one in your backend.',
+        docs_url: KEY_ROTATION_DOCS_URL,
+      });
+    }
+    request.apiKey = key;
+  };
+}
+
+/** The instance admin token (DECISIONS §2): provisioning API and the CLI's reports. */
+export function isAdminToken(adminTokenHash: string, token: string | undefined): boolean {
+  return token !== undefined && sameSecret(sha256(token), adminTokenHash);
+}
+
+export function adminAuth(adminTokenHash: string) {
+  return async (request: FastifyRequest): Promise<void> => {
+    if (!isAdminToken(adminTokenHash, bearerToken(request))) {
+      throw new AppError('unauthorized', 'The admin API needs the instance admin token (see <data-dir>/admin-token)');
+    }
+  };
+}

@@ -1,0 +1,6 @@
+export { PartnerkitClient, type ClientOptions } from './client.js';
+export { PartnerkitError } from './errors.js';
+export { toSaleRequest, type TrackSaleInput, type TrackSaleResult } from './track-sale.js';
+export { fetchTransport, NetworkError, type ApiRequest, type ApiResponse, type Transport } from './transport.js';
+export type { SaleRequest } from '../domain/sale-request.js';
+export type { LiveSaleResult, TestSaleResult } from '../domain/track-sale.js';

@@ -1,0 +1,54 @@
+import type { SaleRequest } from '../domain/sale-request.js';
+import { PartnerkitError } from './errors.js';
+
+/** The SDK's trackSale input (specification §4.1 "Server SDK mapping"). */
+export type TrackSaleInput = {
+  /** Your customer id given at signup (customer_key). */
+  customerExternalId?: string;
+  /** Fallback attribution: the partner_click_id cookie value. */
+  clickId?: string;
+  /** Integer minor units (cents), > 0. */
+  amount: number;
+  /** Your payment or invoice id: the idempotency key (transaction_id). */
+  invoiceId: string;
+  /** usd, eur or vnd, any case; default usd. */
+  currency?: string;
+  isRecurring?: boolean;
+  saleType?: 'payment' | 'subscription';
+  subscriptionId?: string;
+  productId?: string;
+  /** When the payment happened (ISO 8601 with offset, or a Date). */
+  occurredAt?: string | Date;
+};
+
+export type TrackSaleResult =
+  | { status: 'recorded'; saleId: number | null; commissionId: number | null; message: string }
+  /** A 409: the earlier call succeeded. Treat as success; never retry. */
+  | { status: 'already_recorded'; saleId: number | null; message: string };
+
+/** Maps the SDK's names to the endpoint's body; rejects a bad amount before any request. */
+export function toSaleRequest(input: TrackSaleInput): SaleRequest {
+  if (!Number.isSafeInteger(input.amount) || input.amount <= 0) {
+    throw new PartnerkitError(0, 'invalid_request', 'amount must be a positive integer number of cents', {
+      fields: [{ field: 'amount', message: 'must be a positive integer (cents)' }],
+    });
+  }
+  if (!input.invoiceId) {
+    throw new PartnerkitError(0, 'invalid_request', 'invoiceId is required (it is the idempotency key)', {
+      fields: [{ field: 'invoiceId', message: 'Required' }],
+    });
+  }
+  const request: SaleRequest = {
+    transaction_id: input.invoiceId,
+    amount_cents: input.amount,
+    currency: (input.currency ?? 'usd').toUpperCase(),
+    customer_key: input.customerExternalId,
+    click_id: input.clickId,
+    is_recurring: input.isRecurring,
+    sale_type: input.saleType,
+    subscription_id: input.subscriptionId,
+    product_id: input.productId,
+    occurred_at: input.occurredAt instanceof Date ? input.occurredAt.toISOString() : input.occurredAt,
+  };
+  return Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined)) as SaleRequest;
+}

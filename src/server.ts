@@ -1,0 +1,56 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import type { Clock } from './clock.js';
+import type { DataDir, Discovery } from './config.js';
+import { listPrograms } from './domain/provisioning.js';
+import { openLocalApp, type LocalApp } from './local.js';
+
+export type ServeOptions = {
+  dir: DataDir;
+  clock: Clock;
+  host: string;
+  port: number;
+  rateLimit: { max: number; windowSeconds: number };
+  logger?: boolean;
+};
+
+export type RunningServer = LocalApp & { url: string; stop(): Promise<void> };
+
+/**
+ * Listens on the data dir: writes the discovery file so CLI commands go through this process,
+ * and on stop drains in-flight requests, checkpoints and closes the database, removes the file.
+ */
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const local = await openLocalApp(options.dir, options.clock, { rateLimit: options.rateLimit, logger: options.logger });
+  let address: string;
+  try {
+    address = await local.app.listen({ host: options.host, port: options.port });
+  } catch (error) {
+    await local.close();
+    throw error;
+  }
+  const url = address.replace('[::1]', 'localhost');
+  const discovery: Discovery = { url, pid: process.pid, startedAt: options.clock.now().toISOString() };
+  writeFileSync(options.dir.discoveryFile, JSON.stringify(discovery), { mode: 0o600 });
+  let stopping: Promise<void> | undefined;
+  return {
+    ...local,
+    url,
+    stop() {
+      stopping ??= (async () => {
+        try {
+          await local.close();
+        } finally {
+          rmSync(options.dir.discoveryFile, { force: true });
+        }
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** What to tell an operator on start: the next command when the data dir has no program yet. */
+export async function startupHint(server: RunningServer): Promise<string> {
+  const programs = await listPrograms(server.deps);
+  if (programs.length > 0) return `${programs.length} program(s) on this data dir. Try: npx partnerkit program list`;
+  return 'No programs yet. Create one in another terminal:\n  npx partnerkit program create --name "My program"';
+}

@@ -1,0 +1,246 @@
+import { DuckDBConnection, DuckDBInstance, timestampValue, type DuckDBValue } from '@duckdb/node-api';
+import { AppError } from '../errors.js';
+import { migrations as defaultMigrations, type Migration } from './migrations/index.js';
+
+export type Row = Record<string, unknown>;
+/** Positional parameters; a Date binds as a UTC TIMESTAMP. */
+export type Params = Array<DuckDBValue | Date>;
+
+/** What store functions run SQL through: a reader connection or the writer's open transaction. */
+export interface Sql {
+  all<T = Row>(sql: string, params?: Params): Promise<T[]>;
+  one<T = Row>(sql: string, params?: Params): Promise<T | undefined>;
+  run(sql: string, params?: Params): Promise<void>;
+}
+
+/** BIGINT comes back as bigint; every value the service stores fits a double, so convert here once. */
+function toJs(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number(value);
+  return value;
+}
+
+function bind(params: Params): DuckDBValue[] | undefined {
+  if (params.length === 0) return undefined; // lets a parameterless call carry several statements
+  return params.map((value) => (value instanceof Date ? timestampValue(BigInt(value.getTime()) * 1000n) : value));
+}
+
+class ConnectionSql implements Sql {
+  writes = 0;
+  constructor(readonly connection: DuckDBConnection) {}
+
+  async all<T = Row>(sql: string, params: Params = []): Promise<T[]> {
+    const reader = await this.connection.runAndReadAll(sql, bind(params));
+    const rows = reader.getRowObjectsJS() as Row[];
+    for (const row of rows) for (const key in row) row[key] = toJs(row[key]);
+    return rows as T[];
+  }
+
+  async one<T = Row>(sql: string, params: Params = []): Promise<T | undefined> {
+    return (await this.all<T>(sql, params))[0];
+  }
+
+  async run(sql: string, params: Params = []): Promise<void> {
+    this.writes++;
+    await this.connection.run(sql, bind(params));
+  }
+}
+
+type WriteJob = {
+  fn: (sql: Sql) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+};
+
+export type StoreOptions = {
+  /** Reader connections; each serves one request at a time (DUCKDB.md). */
+  readers?: number;
+  /** Most write jobs committed together in one transaction. */
+  maxBatch?: number;
+  threads?: number;
+  migrations?: readonly Migration[];
+};
+
+/**
+ * The one DuckDB instance of this process. Reads go to a small pool of connections; every write
+ * goes through one writer connection that drains a queue: the jobs waiting in it run in one
+ * transaction (group commit) and each caller is answered only after that COMMIT returns. If any
+ * job of a batch fails at the SQL level, the batch is rolled back and its jobs re-run one per
+ * transaction, so one bad job never takes others down. Write jobs must therefore be re-runnable
+ * and do their checks (which may throw domain errors) before their first write.
+ */
+export class Store {
+  private readonly queue: WriteJob[] = [];
+  private draining = false;
+  private closed = false;
+  private readonly idle: ConnectionSql[];
+  private readonly waiting: Array<(sql: ConnectionSql) => void> = [];
+  private readonly nextIds = new Map<string, number>();
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly writer: ConnectionSql,
+    readers: ConnectionSql[],
+    private readonly maxBatch: number,
+  ) {
+    this.idle = readers;
+  }
+
+  static async open(path: string, options: StoreOptions = {}): Promise<Store> {
+    const instance = await DuckDBInstance.create(path, { threads: String(options.threads ?? 2) });
+    try {
+      const writer = new ConnectionSql(await instance.connect());
+      await migrate(writer, options.migrations ?? defaultMigrations);
+      const readers: ConnectionSql[] = [];
+      for (let i = 0; i < (options.readers ?? 4); i++) readers.push(new ConnectionSql(await instance.connect()));
+      return new Store(instance, writer, readers, options.maxBatch ?? 256);
+    } catch (error) {
+      instance.closeSync();
+      throw error;
+    }
+  }
+
+  /** Runs read-only SQL on a pooled connection. */
+  async read<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    const sql = this.idle.pop() ?? (await new Promise<ConnectionSql>((resolve) => this.waiting.push(resolve)));
+    try {
+      return await fn(sql);
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next(sql);
+      else this.idle.push(sql);
+    }
+  }
+
+  /** Runs a write job inside the writer's transaction; resolves after its COMMIT. */
+  write<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      void this.drain();
+    });
+  }
+
+  /**
+   * The next id for a table. Ids are allocated by this process, which alone holds the file, so the
+   * large event tables need no primary-key index (DUCKDB.md: ART indexes cost memory, not speed).
+   */
+  async nextId(sql: Sql, table: string, count = 1): Promise<number> {
+    let next = this.nextIds.get(table);
+    if (next === undefined) {
+      const row = await sql.one<{ max_id: number | null }>(`SELECT max(id) AS max_id FROM ${table}`);
+      next = (row?.max_id ?? 0) + 1;
+    }
+    this.nextIds.set(table, next + count);
+    return next;
+  }
+
+  /** A connection of its own for bulk loads (the appender); the caller closes it. */
+  async bulkConnection(): Promise<DuckDBConnection> {
+    this.assertOpen();
+    return this.instance.connect();
+  }
+
+  /** Waits for queued writes, then checkpoints and closes the instance. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    while (this.draining || this.queue.length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    this.closed = true;
+    try {
+      await this.writer.run('CHECKPOINT');
+    } finally {
+      for (const reader of this.idle) reader.connection.closeSync();
+      this.writer.connection.closeSync();
+      this.instance.closeSync();
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('store is closed');
+  }
+
+  private async drain(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, this.maxBatch);
+        if (batch.length === 1 || !(await this.runBatch(batch))) {
+          for (const job of batch) await this.runAlone(job);
+        }
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  /** One transaction for the whole batch; false when it had to be rolled back. */
+  private async runBatch(batch: WriteJob[]): Promise<boolean> {
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    try {
+      await this.writer.run('BEGIN TRANSACTION');
+      for (const job of batch) {
+        const writesBefore = this.writer.writes;
+        try {
+          outcomes.push({ ok: true, value: await job.fn(this.writer) });
+        } catch (error) {
+          // A job that failed after writing, or any SQL error, leaves the transaction unusable.
+          if (this.writer.writes !== writesBefore || !(error instanceof AppError)) throw error;
+          outcomes.push({ ok: false, error });
+        }
+      }
+      await this.writer.run('COMMIT');
+    } catch {
+      await this.rollback();
+      return false;
+    }
+    batch.forEach((job, i) => {
+      const outcome = outcomes[i];
+      if (outcome.ok) job.resolve(outcome.value);
+      else job.reject(outcome.error);
+    });
+    return true;
+  }
+
+  private async runAlone(job: WriteJob): Promise<void> {
+    try {
+      await this.writer.run('BEGIN TRANSACTION');
+      const value = await job.fn(this.writer);
+      await this.writer.run('COMMIT');
+      job.resolve(value);
+    } catch (error) {
+      await this.rollback();
+      job.reject(error);
+    }
+  }
+
+  private async rollback(): Promise<void> {
+    try {
+      await this.writer.connection.run('ROLLBACK');
+    } catch {
+      // No transaction was open (BEGIN itself failed, or COMMIT already ended it).
+    }
+  }
+}
+
+async function migrate(sql: ConnectionSql, migrations: readonly Migration[]): Promise<void> {
+  await sql.run(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)',
+  );
+  const row = await sql.one<{ version: number | null }>('SELECT max(version) AS version FROM schema_migrations');
+  const current = row?.version ?? 0;
+  const pending = migrations.filter((m) => m.version > current);
+  for (const migration of pending) {
+    await sql.run('BEGIN TRANSACTION');
+    try {
+      await sql.run(migration.sql);
+      await sql.run('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+      await sql.run('COMMIT');
+    } catch (error) {
+      await sql.connection.run('ROLLBACK');
+      throw new Error(`migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`);
+    }
+  }
+  // DDL should not live only in the WAL (DUCKDB.md).
+  if (pending.length > 0) await sql.run('CHECKPOINT');
+}

@@ -1,0 +1,6 @@
+import { initial } from './001-initial.js';
+
+export type Migration = { version: number; name: string; sql: string };
+
+/** Applied in order on open; each runs once, recorded in schema_migrations. Never edit a shipped one. */
+export const migrations: readonly Migration[] = [initial];

@@ -1,0 +1,58 @@
+import type { Sql } from './db.js';
+
+export type CommissionRule = { type: 'percent' | 'flat'; value: number };
+
+export type ProgramRow = {
+  id: number;
+  name: string;
+  commission_type: 'percent' | 'flat';
+  commission_value: number;
+  attribution_window_days: number;
+  hold_days: number;
+  recurring_months: number | null;
+  webhook_secret: string;
+  created_at: Date;
+};
+
+export type ProductRuleRow = {
+  program_id: number;
+  product_id: string;
+  commission_type: 'percent' | 'flat';
+  commission_value: number;
+  created_at: Date;
+};
+
+export async function insertProgram(sql: Sql, p: ProgramRow): Promise<void> {
+  await sql.run(
+    `INSERT INTO programs (id, name, commission_type, commission_value, attribution_window_days, hold_days,
+       recurring_months, webhook_secret, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [p.id, p.name, p.commission_type, p.commission_value, p.attribution_window_days, p.hold_days,
+      p.recurring_months, p.webhook_secret, p.created_at],
+  );
+}
+
+export function findProgram(sql: Sql, id: number): Promise<ProgramRow | undefined> {
+  return sql.one<ProgramRow>('SELECT * FROM programs WHERE id = $1', [id]);
+}
+
+export function listPrograms(sql: Sql): Promise<ProgramRow[]> {
+  return sql.all<ProgramRow>('SELECT * FROM programs ORDER BY id');
+}
+
+export async function upsertProductRule(sql: Sql, rule: ProductRuleRow): Promise<void> {
+  await sql.run(
+    `INSERT INTO product_rules (program_id, product_id, commission_type, commission_value, created_at)
+     VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (program_id, product_id) DO UPDATE SET
+       commission_type = excluded.commission_type, commission_value = excluded.commission_value`,
+    [rule.program_id, rule.product_id, rule.commission_type, rule.commission_value, rule.created_at],
+  );
+}
+
+export function listProductRules(sql: Sql, programId: number): Promise<ProductRuleRow[]> {
+  return sql.all<ProductRuleRow>('SELECT * FROM product_rules WHERE program_id = $1 ORDER BY product_id', [programId]);
+}
+
+export function findProductRule(sql: Sql, programId: number, productId: string): Promise<ProductRuleRow | undefined> {
+  return sql.one<ProductRuleRow>('SELECT * FROM product_rules WHERE program_id = $1 AND product_id = $2', [programId, productId]);
+}
