@@ -62,7 +62,11 @@ export function errorBody(error: AppError): ErrorBody {
 }
 
 /** A field-level validation failure, reported as 400 invalid_request with the fields in details. */
-export function invalidRequest(fields: Array<{ field: string; message: string }>): AppError {
+export function invalidRequest(issues: Array<{ field: string; message: string }>): AppError {
+  // One entry per field: a value can break several rules at once (e.g. not a date and out of range).
+  const byField = new Map<string, string[]>();
+  for (const { field, message } of issues) byField.set(field, [...(byField.get(field) ?? []), message]);
+  const fields = [...byField].map(([field, messages]) => ({ field, message: messages.join('; ') }));
   const summary = fields.map((f) => `${f.field}: ${f.message}`).join('; ');
   return new AppError('invalid_request', `Invalid request: ${summary}`, { fields });
 }
