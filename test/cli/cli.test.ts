@@ -1,0 +1,118 @@
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { cliEnv, runCli, runJson, startServe, tempDataDir } from '../helpers/cli.js';
+
+const NOW = '2026-03-01T12:00:00.000Z';
+
+/** Every provisioning and tracking command, as an operator runs them; the same whether or not a server holds the data dir. */
+async function provisionAndTrack(env: NodeJS.ProcessEnv) {
+  const program = await runJson(['program', 'create', '--name', 'Acme', '--commission-percent', '25', '--hold-days', '14'], env);
+  expect(program).toMatchObject({
+    id: 1, name: 'Acme', commission: { type: 'percent', percent: 25 }, attributionWindowDays: 90, holdDays: 14, recurringMonths: null,
+    createdAt: NOW, apiKey: expect.stringMatching(/^pk_live_/), testApiKey: expect.stringMatching(/^pk_test_/), webhookSecret: expect.stringMatching(/^whsec_/),
+  });
+
+  const list = await runJson(['program', 'list'], env);
+  expect(list.map((p: { id: number; name: string }) => [p.id, p.name])).toEqual([[1, 'Acme']]);
+  expect(JSON.stringify(list)).not.toContain(program.apiKey);
+
+  expect(await runJson(['program', 'rule', 'add', '--program', '1', '--product-id', 'pro', '--commission-flat-cents', '700'], env)).toEqual({
+    programId: 1, productId: 'pro', commission: { type: 'flat', flatCents: 700 },
+  });
+  const shown = await runJson(['program', 'show', '--program', '1'], env);
+  expect(shown.productRules).toHaveLength(1);
+  expect(JSON.stringify(shown)).not.toContain(program.apiKey);
+
+  const key = await runJson(['key', 'create', '--program', '1'], env);
+  expect(key).toEqual({ id: 3, apiKey: expect.stringMatching(/^pk_live_/), mode: 'live' });
+  expect(await runJson(['key', 'retire', '--program', '1', '--key-id', '3'], env)).toEqual({ id: 3, status: 'retired' });
+  const keys = await runJson(['key', 'list', '--program', '1'], env);
+  expect(keys.map((k: { id: number; status: string }) => [k.id, k.status])).toEqual([[1, 'active'], [2, 'active'], [3, 'retired']]);
+  expect(JSON.stringify(keys)).not.toContain(key.apiKey);
+
+  expect(await runJson(['partner', 'create', '--name', 'Jane', '--email', 'jane@example.com'], env)).toEqual({ id: 1, name: 'Jane', email: 'jane@example.com' });
+  const enrollment = await runJson(['partner', 'enroll', '--program', '1', '--partner', '1'], env);
+  expect(enrollment).toEqual({ id: 1, programId: 1, partnerId: 1, refCode: expect.any(String), createdAt: NOW });
+
+  const click = await runJson(['click', 'record', '--ref', enrollment.refCode], env);
+  expect(click).toEqual({ clickId: expect.stringMatching(/^ck_1_/) });
+  expect(await runJson(['lead', 'track', '--api-key', program.apiKey, '--customer-key', 'user_1', '--click-id', click.clickId, '--email', 'u@example.com'], env)).toEqual({
+    success: true, customer_id: 1, message: 'Lead tracked',
+  });
+
+  expect(await runJson(['member', 'add', '--program', '1', '--email', 'ann@example.com'], env)).toEqual({ userId: 1, programId: 1, status: 'active' });
+  expect(await runJson(['member', 'remove', '--program', '1', '--email', 'ann@example.com'], env)).toEqual({ userId: 1, programId: 1, status: 'inactive' });
+  expect(await runJson(['session', 'create', '--email', 'ann@example.com', '--ttl-hours', '2'], env)).toEqual({
+    token: expect.stringMatching(/^pks_/), expiresAt: '2026-03-01T14:00:00.000Z',
+  });
+
+  const saleArgs = ['sale', 'send', '--api-key', program.apiKey, '--customer-key', 'user_1', '--amount-cents', '4000', '--transaction-id', 'in_1', '--product-id', 'pro'];
+  expect(await runJson(saleArgs, env)).toEqual({ success: true, sale_id: 1, commission_id: 1, message: 'Sale and commission recorded' });
+  const duplicate = await runCli([...saleArgs, '--json'], env);
+  expect(duplicate.code).toBe(1);
+  expect(JSON.parse(duplicate.stdout)).toEqual({
+    error: { code: 'duplicate_transaction', status: 409, message: 'Transaction in_1 was already recorded', details: { sale_id: 1 } },
+  });
+  const plain = await runCli(saleArgs, env);
+  expect(plain.code).toBe(1);
+  expect(plain.stderr).toContain('duplicate_transaction');
+  expect(await runJson(['sale', 'send', '--api-key', program.apiKey, '--customer-key', 'user_1', '--amount-cents', '100', '--transaction-id', 't1', '--test'], env)).toEqual({
+    success: true, message: 'Test sale recorded; no commission created', data: { eventId: 1, programId: 1, test_mode: true },
+  });
+  const retired = await runCli(['sale', 'send', '--api-key', key.apiKey, '--customer-key', 'user_1', '--amount-cents', '100', '--transaction-id', 'x'], env);
+  expect(retired.code).toBe(1);
+  expect(retired.stderr).toContain('api_key_rotation_required');
+  return program;
+}
+
+describe('the partnerkit CLI as a process', () => {
+  test('every command works on a data dir with no server (in-process), with the pinned clock', async () => {
+    const dataDir = tempDataDir();
+    const env = cliEnv(dataDir, { PARTNERKIT_NOW: NOW });
+    await provisionAndTrack(env);
+    expect(statSync(join(dataDir, 'admin-token')).mode & 0o777).toBe(0o600);
+    expect(existsSync(join(dataDir, 'partnerkit.duckdb'))).toBe(true);
+  });
+
+  test('every command works through a running server on the same data dir; SIGTERM shuts it down cleanly', async () => {
+    const dataDir = tempDataDir();
+    const server = await startServe(dataDir, [], { PARTNERKIT_NOW: NOW });
+    expect(server.stderr()).toContain('No programs yet');
+    expect(server.stderr()).toContain('partnerkit program create');
+    await provisionAndTrack(cliEnv(dataDir, { PARTNERKIT_NOW: NOW }));
+
+    // Explicit --url reaches the same server.
+    const viaUrl = await runJson(['program', 'list', '--url', server.url], cliEnv(tempDataDir(), { PARTNERKIT_ADMIN_TOKEN: (await import('node:fs')).readFileSync(join(dataDir, 'admin-token'), 'utf8').trim() }));
+    expect(viaUrl).toHaveLength(1);
+
+    expect(await server.stop('SIGTERM')).toBe(0);
+    expect(existsSync(join(dataDir, 'server.json'))).toBe(false);
+    // Everything acknowledged while serving is on disk for the next process.
+    const keys = await runJson(['key', 'list', '--program', '1'], cliEnv(dataDir));
+    expect(keys).toHaveLength(3);
+  });
+
+  test('a second serve on a held data dir exits non-zero at once, naming the running server', async () => {
+    const dataDir = tempDataDir();
+    const server = await startServe(dataDir);
+    const second = await runCli(['serve', '--port', '0'], cliEnv(dataDir));
+    expect(second.code).not.toBe(0);
+    expect(second.stderr).toContain(server.url);
+  });
+
+  test('a wrong admin token against a server is a clear 401', async () => {
+    const dataDir = tempDataDir();
+    const server = await startServe(dataDir);
+    const result = await runCli(['program', 'list', '--url', server.url], cliEnv(tempDataDir(), { PARTNERKIT_ADMIN_TOKEN: 'pka_wrong' }));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('unauthorized');
+  });
+
+  test('input errors of the API come back with their code and a non-zero exit', async () => {
+    const env = cliEnv(tempDataDir());
+    const result = await runCli(['click', 'record', '--ref', 'nope', '--json'], env);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout).error).toMatchObject({ code: 'not_found', status: 404 });
+  });
+});

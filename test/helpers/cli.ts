@@ -1,0 +1,71 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach } from 'vitest';
+
+/** The built CLI (npm test builds first). */
+export const BIN = resolve(import.meta.dirname, '../../bin/run.js');
+
+export type CliResult = { code: number; stdout: string; stderr: string };
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A fresh data dir, removed after the test. */
+export function tempDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'partnerkit-cli-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export function cliEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, PARTNERKIT_DATA_DIR: dataDir, NO_COLOR: '1', ...extra };
+  delete env.PARTNERKIT_URL;
+  return env;
+}
+
+export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  return new Promise((done) => {
+    execFile(process.execPath, [BIN, ...args], { env, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Runs a command with --json and parses its one JSON document; fails on a non-zero exit. */
+export async function runJson<T = any>(args: string[], env: NodeJS.ProcessEnv): Promise<T> {
+  const result = await runCli([...args, '--json'], env);
+  if (result.code !== 0) throw new Error(`partnerkit ${args.join(' ')} exited ${result.code}: ${result.stdout}${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
+}
+
+export type ServeProcess = { url: string; child: ChildProcess; stderr: () => string; stop(signal?: NodeJS.Signals): Promise<number | null> };
+
+/** `partnerkit serve --port 0` on the data dir; resolves once its discovery file names its URL. */
+export async function startServe(dataDir: string, extraArgs: string[] = [], extraEnv: Record<string, string> = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...extraArgs], { env: cliEnv(dataDir, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  child.stdout!.resume();
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    return exited;
+  };
+  cleanups.push(async () => {
+    await stop('SIGKILL');
+  });
+  const discovery = join(dataDir, 'server.json');
+  const deadline = Date.now() + 30_000;
+  while (!existsSync(discovery) || !readFileSync(discovery, 'utf8').includes(`"pid":${child.pid}`)) {
+    if (child.exitCode !== null) throw new Error(`serve exited ${child.exitCode}: ${stderr}`);
+    if (Date.now() > deadline) throw new Error(`serve did not start: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const { url } = JSON.parse(readFileSync(discovery, 'utf8')) as { url: string };
+  return { url, child, stderr: () => stderr, stop };
+}

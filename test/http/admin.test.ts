@@ -1,0 +1,188 @@
+import { describe, expect, test } from 'vitest';
+import { sha256 } from '../../src/domain/secrets.js';
+import { ADMIN_TOKEN, buildTestApp, T0 } from '../helpers/app.js';
+
+describe('provisioning API (/api/admin)', () => {
+  test.each([
+    ['no token', undefined],
+    ['a wrong token', 'Bearer pka_wrong'],
+  ])('refuses %s with 401 unauthorized', async (_name, authorization) => {
+    const t = await buildTestApp();
+    const response = await t.app.inject({ method: 'GET', url: '/api/admin/programs', headers: authorization ? { authorization } : {} });
+    expect(response.statusCode).toBe(401);
+    expect(response.json().error).toMatchObject({ code: 'unauthorized', status: 401 });
+  });
+
+  test('a program API key is not an admin token', async () => {
+    const t = await buildTestApp();
+    const program = await t.program();
+    const response = await t.app.inject({ method: 'GET', url: '/api/admin/programs', headers: { authorization: `Bearer ${program.apiKey}` } });
+    expect(response.statusCode).toBe(401);
+  });
+
+  test('program create: defaults (20 %, 90-day window, 30 hold days, every renewal), keys and webhook secret', async () => {
+    const t = await buildTestApp();
+    const program = await t.admin('POST', '/programs', { name: 'Acme' });
+    expect(program).toEqual({
+      id: 1,
+      name: 'Acme',
+      commission: { type: 'percent', percent: 20 },
+      attributionWindowDays: 90,
+      holdDays: 30,
+      recurringMonths: null,
+      webhookSecret: expect.stringMatching(/^whsec_/),
+      createdAt: T0,
+      productRules: [],
+      apiKey: expect.stringMatching(/^pk_live_[A-Za-z0-9_-]{32}$/),
+      testApiKey: expect.stringMatching(/^pk_test_[A-Za-z0-9_-]{32}$/),
+    });
+  });
+
+  test('program create with every option', async () => {
+    const t = await buildTestApp();
+    const program = await t.admin('POST', '/programs', {
+      name: 'Flat', commissionFlatCents: 500, attributionWindowDays: 30, holdDays: 0, recurringMonths: 12,
+    });
+    expect(program).toMatchObject({ commission: { type: 'flat', flatCents: 500 }, attributionWindowDays: 30, holdDays: 0, recurringMonths: 12 });
+  });
+
+  test.each([
+    ['both commission kinds', { commissionPercent: 10, commissionFlatCents: 100 }],
+    ['a zero percentage', { commissionPercent: 0 }],
+    ['over 100 %', { commissionPercent: 101 }],
+    ['three decimals', { commissionPercent: 12.345 }],
+    ['a negative window', { attributionWindowDays: -1 }],
+    ['no name', { name: '' }],
+  ])('program create with %s: 400 invalid_request, nothing created', async (_name, body) => {
+    const t = await buildTestApp();
+    const response = await t.app.inject({
+      method: 'POST', url: '/api/admin/programs', payload: { name: 'X', ...body }, headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.code).toBe('invalid_request');
+    expect(await t.count('programs')).toBe(0);
+  });
+
+  test('program list and show never include an API key; show includes product rules', async () => {
+    const t = await buildTestApp();
+    const created = await t.admin('POST', '/programs', { name: 'Acme' });
+    await t.admin('POST', `/programs/${created.id}/rules`, { productId: 'pro', commissionPercent: 30 });
+    await t.admin('POST', `/programs/${created.id}/rules`, { productId: 'pro', commissionFlatCents: 250 });
+    const list = await t.app.inject({ method: 'GET', url: '/api/admin/programs', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const show = await t.app.inject({ method: 'GET', url: `/api/admin/programs/${created.id}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    for (const response of [list, show]) {
+      expect(response.body).not.toContain(created.apiKey);
+      expect(response.body).not.toContain(created.testApiKey);
+    }
+    expect(list.json()).toHaveLength(1);
+    expect(show.json().productRules).toEqual([{ programId: 1, productId: 'pro', commission: { type: 'flat', flatCents: 250 } }]);
+  });
+
+  test('unknown program: 404 not_found', async () => {
+    const t = await buildTestApp();
+    const response = await t.app.inject({ method: 'GET', url: '/api/admin/programs/99', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ data: null, error: { status: 404, name: 'NotFoundError', message: 'Program 99 not found', details: null, code: 'not_found' } });
+  });
+
+  test('API keys are stored only as SHA-256 hashes with a display prefix', async () => {
+    const t = await buildTestApp();
+    const program = await t.admin('POST', '/programs', { name: 'Acme' });
+    const rows = await t.store.read((sql) => sql.all<Record<string, unknown>>('SELECT * FROM api_keys ORDER BY id'));
+    expect(rows.map((r) => r.key_hash)).toEqual([sha256(program.apiKey), sha256(program.testApiKey)]);
+    expect(JSON.stringify(rows)).not.toContain(program.apiKey);
+    expect(rows[0].prefix).toBe(program.apiKey.slice(0, 12));
+  });
+
+  test('key create, list (no secrets) and retire', async () => {
+    const t = await buildTestApp();
+    const program = await t.program();
+    const created = await t.admin('POST', `/programs/${program.id}/keys`, { test: true });
+    expect(created).toEqual({ id: 3, apiKey: expect.stringMatching(/^pk_test_/), mode: 'test' });
+    expect(await t.admin('POST', `/programs/${program.id}/keys/3/retire`)).toEqual({ id: 3, status: 'retired' });
+    const keys = await t.admin('GET', `/programs/${program.id}/keys`);
+    expect(keys.map((k: { id: number; mode: string; status: string }) => [k.id, k.mode, k.status])).toEqual([
+      [1, 'live', 'active'], [2, 'test', 'active'], [3, 'test', 'retired'],
+    ]);
+    expect(JSON.stringify(keys)).not.toContain(created.apiKey);
+    const retired = await t.post('/api/v1/track/sale', {}, created.apiKey);
+    expect(retired.json().error.code).toBe('api_key_rotation_required');
+  });
+
+  test("retiring another program's key is 404", async () => {
+    const t = await buildTestApp();
+    const a = await t.program();
+    await t.program();
+    const response = await t.app.inject({ method: 'POST', url: `/api/admin/programs/${a.id}/keys/3/retire`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(response.statusCode).toBe(404);
+  });
+
+  test('partners: unique e-mail (409), enrollment once per program (409), unknown partner or program (404)', async () => {
+    const t = await buildTestApp();
+    await t.admin('POST', '/programs', { name: 'Acme' });
+    const partner = await t.admin('POST', '/partners', { name: 'Jane', email: 'Jane@Example.com' });
+    expect(partner).toEqual({ id: 1, name: 'Jane', email: 'jane@example.com' });
+    const call = (url: string, payload: unknown) =>
+      t.app.inject({ method: 'POST', url: `/api/admin${url}`, payload: payload as object, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect((await call('/partners', { name: 'Other', email: 'jane@example.com' })).statusCode).toBe(409);
+    const enrollment = await t.admin('POST', '/programs/1/partners', { partnerId: 1 });
+    expect(enrollment).toEqual({ id: 1, programId: 1, partnerId: 1, refCode: expect.stringMatching(/^[a-z2-9]{10}$/), createdAt: T0 });
+    expect((await call('/programs/1/partners', { partnerId: 1 })).statusCode).toBe(409);
+    expect((await call('/programs/1/partners', { partnerId: 9 })).statusCode).toBe(404);
+    expect((await call('/programs/9/partners', { partnerId: 1 })).statusCode).toBe(404);
+  });
+
+  test('members: add, remove (inactive), re-add; removing a non-member is 404', async () => {
+    const t = await buildTestApp();
+    const program = await t.program();
+    expect(await t.admin('POST', `/programs/${program.id}/members`, { email: 'Ann@Example.com' })).toEqual({ userId: 1, programId: 1, status: 'active' });
+    expect(await t.admin('POST', `/programs/${program.id}/members/remove`, { email: 'ann@example.com' })).toEqual({ userId: 1, programId: 1, status: 'inactive' });
+    expect(await t.admin('POST', `/programs/${program.id}/members`, { email: 'ann@example.com' })).toEqual({ userId: 1, programId: 1, status: 'active' });
+    const response = await t.app.inject({
+      method: 'POST', url: `/api/admin/programs/${program.id}/members/remove`, payload: { email: 'bob@example.com' }, headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(response.statusCode).toBe(404);
+    expect(await t.count('users')).toBe(1);
+  });
+
+  test('sessions: hashed token, expiry from the clock; unknown user is 404', async () => {
+    const t = await buildTestApp();
+    const program = await t.program();
+    await t.admin('POST', `/programs/${program.id}/members`, { email: 'ann@example.com' });
+    const session = await t.admin('POST', '/sessions', { email: 'ann@example.com', ttlHours: 8 });
+    expect(session).toEqual({ token: expect.stringMatching(/^pks_/), expiresAt: '2026-03-01T20:00:00.000Z' });
+    const stored = await t.store.read((sql) => sql.one<{ token_hash: string }>('SELECT token_hash FROM sessions'));
+    expect(stored!.token_hash).toBe(sha256(session.token));
+    const unknown = await t.app.inject({
+      method: 'POST', url: '/api/admin/sessions', payload: { email: 'nobody@example.com' }, headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(unknown.statusCode).toBe(404);
+  });
+});
+
+describe('service endpoints', () => {
+  test('GET /healthz', async () => {
+    const t = await buildTestApp();
+    const response = await t.app.inject({ method: 'GET', url: '/healthz' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ status: 'ok' });
+  });
+
+  test('GET /openapi.json is generated from the route schemas', async () => {
+    const t = await buildTestApp();
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(doc.openapi).toMatch(/^3\./);
+    const sale = doc.paths['/api/v1/track/sale'].post;
+    const schema = sale.requestBody.content['application/json'].schema;
+    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['transaction_id', 'amount_cents', 'customer_key', 'click_id', 'currency', 'occurred_at']));
+    expect(schema.properties.provider.enum).toContain('paddle');
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/track/click', '/api/v1/track/lead', '/api/admin/programs']));
+  });
+
+  test('unknown routes answer 404 in the platform envelope', async () => {
+    const t = await buildTestApp();
+    const response = await t.app.inject({ method: 'GET', url: '/nope' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json().error).toMatchObject({ code: 'not_found', status: 404 });
+  });
+});

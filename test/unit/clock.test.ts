@@ -1,0 +1,18 @@
+import { describe, expect, test } from 'vitest';
+import { clockFromEnv, fixedClock, systemClock } from '../../src/clock.js';
+
+describe('the service clock (DECISIONS §1)', () => {
+  test('PARTNERKIT_NOW pins every reading to that instant', () => {
+    const clock = clockFromEnv({ PARTNERKIT_NOW: '2026-03-01T10:00:00+02:00' });
+    expect(clock.now().toISOString()).toBe('2026-03-01T08:00:00.000Z');
+    expect(clock.now().getTime()).toBe(clock.now().getTime());
+  });
+
+  test('without PARTNERKIT_NOW it is the system clock', () => {
+    expect(clockFromEnv({})).toBe(systemClock);
+  });
+
+  test('a PARTNERKIT_NOW that is not an instant is refused', () => {
+    expect(() => fixedClock('tomorrow')).toThrow(/PARTNERKIT_NOW/);
+  });
+});

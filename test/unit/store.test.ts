@@ -1,0 +1,112 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { AppError } from '../../src/errors.js';
+import { Store } from '../../src/store/db.js';
+import { migrations } from '../../src/store/migrations/index.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function tempFile() {
+  const dir = mkdtempSync(join(tmpdir(), 'partnerkit-store-'));
+  dirs.push(dir);
+  return join(dir, 'partnerkit.duckdb');
+}
+
+describe('migrations', () => {
+  test('a new file gets every migration once, recorded in schema_migrations', async () => {
+    const store = await Store.open(tempFile());
+    const applied = await store.read((sql) => sql.all('SELECT version, name FROM schema_migrations ORDER BY version'));
+    expect(applied).toEqual(migrations.map((m) => ({ version: m.version, name: m.name })));
+    await store.close();
+  });
+
+  test('an existing file is migrated forward on open, keeping its data; reopening applies nothing twice', async () => {
+    const file = tempFile();
+    const v1 = await Store.open(file, { migrations: [migrations[0]] });
+    await v1.write((sql) => sql.run("INSERT INTO partners (id, name, email, created_at) VALUES (1, 'Old', 'old@example.com', TIMESTAMP '2026-01-01')"));
+    await v1.close();
+
+    const v2 = { version: 99, name: 'add-partner-note', sql: 'ALTER TABLE partners ADD COLUMN note VARCHAR' };
+    const upgraded = await Store.open(file, { migrations: [...migrations, v2] });
+    expect(await upgraded.read((sql) => sql.all('SELECT id, name, note FROM partners'))).toEqual([{ id: 1, name: 'Old', note: null }]);
+    await upgraded.close();
+
+    const reopened = await Store.open(file, { migrations: [...migrations, v2] });
+    const versions = await reopened.read((sql) => sql.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version'));
+    expect(versions.map((v) => v.version)).toEqual([...migrations.map((m) => m.version), 99]);
+    await reopened.close();
+  });
+
+  test('a failing migration leaves the file at the previous version', async () => {
+    const file = tempFile();
+    await (await Store.open(file)).close();
+    const broken = { version: 99, name: 'broken', sql: 'ALTER TABLE nope ADD COLUMN x INT' };
+    await expect(Store.open(file, { migrations: [...migrations, broken] })).rejects.toThrow(/migration 99 \(broken\) failed/);
+    const store = await Store.open(file);
+    expect((await store.read((sql) => sql.one<{ v: number }>('SELECT max(version) AS v FROM schema_migrations')))!.v).toBe(migrations.at(-1)!.version);
+    await store.close();
+  });
+});
+
+describe('the writer queue (group commit)', () => {
+  test('a job failing at the SQL level does not take the other jobs of its batch down', async () => {
+    const store = await Store.open(':memory:');
+    await store.write((sql) => sql.run('CREATE TABLE t (k VARCHAR PRIMARY KEY)'));
+    const results = await Promise.allSettled([
+      store.write((sql) => sql.run("INSERT INTO t VALUES ('a')")),
+      store.write((sql) => sql.run("INSERT INTO t VALUES ('a')")), // duplicate key inside the same batch
+      store.write((sql) => sql.run("INSERT INTO t VALUES ('b')")),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(await store.read((sql) => sql.all('SELECT k FROM t ORDER BY k'))).toEqual([{ k: 'a' }, { k: 'b' }]);
+    await store.close();
+  });
+
+  test('a domain error thrown before writing rejects only its own job', async () => {
+    const store = await Store.open(':memory:');
+    await store.write((sql) => sql.run('CREATE TABLE t (k VARCHAR PRIMARY KEY)'));
+    const results = await Promise.allSettled([
+      store.write((sql) => sql.run("INSERT INTO t VALUES ('a')")),
+      store.write(async () => {
+        throw new AppError('conflict', 'no');
+      }),
+      store.write((sql) => sql.run("INSERT INTO t VALUES ('b')")),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(AppError);
+    expect(await store.read((sql) => sql.all('SELECT k FROM t ORDER BY k'))).toEqual([{ k: 'a' }, { k: 'b' }]);
+    await store.close();
+  });
+
+  test('a job that throws after writing leaves none of its writes behind', async () => {
+    const store = await Store.open(':memory:');
+    await store.write((sql) => sql.run('CREATE TABLE t (k VARCHAR)'));
+    const results = await Promise.allSettled([
+      store.write((sql) => sql.run("INSERT INTO t VALUES ('kept')")),
+      store.write(async (sql) => {
+        await sql.run("INSERT INTO t VALUES ('half')");
+        throw new AppError('conflict', 'changed my mind');
+      }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
+    expect(await store.read((sql) => sql.all('SELECT k FROM t'))).toEqual([{ k: 'kept' }]);
+    await store.close();
+  });
+
+  test('close waits for queued writes and persists them', async () => {
+    const file = tempFile();
+    const store = await Store.open(file);
+    const writes = Array.from({ length: 50 }, (_, i) =>
+      store.write((sql) => sql.run('INSERT INTO partners (id, name, email, created_at) VALUES ($1, $2, $3, $4)', [i + 1, 'P', `p${i}@example.com`, new Date()])),
+    );
+    await store.close();
+    await Promise.all(writes);
+    const reopened = await Store.open(file);
+    expect((await reopened.read((sql) => sql.one<{ n: number }>('SELECT count(*) AS n FROM partners')))!.n).toBe(50);
+    await reopened.close();
+  });
+});
