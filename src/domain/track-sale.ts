@@ -1,16 +1,15 @@
 import { AppError, invalidRequest } from '../errors.js';
-import type { Sql } from '../store/db.js';
-import { findPartnerProgram } from '../store/partners.js';
-import { findProductRule } from '../store/programs.js';
+import type { Sql, Store } from '../store/db.js';
+import { findPartnerPrograms } from '../store/partners.js';
+import { findProductRules, findPrograms, type CommissionRule } from '../store/programs.js';
 import * as sales from '../store/sales.js';
-import type { SaleMode } from '../store/sales.js';
+import type { CommissionRow, SaleEventRow, SaleMode, TestSaleRow, TransactionRow } from '../store/sales.js';
 import * as tracking from '../store/tracking.js';
 import type { CustomerRow } from '../store/tracking.js';
 import { commissionCents, holdUntil, renewalEarnsCommission, withinAttributionWindow } from './commission.js';
 import type { Deps } from './deps.js';
-import { requireProgram } from './provisioning.js';
 import { CURRENCIES, type Currency, missingLiveFields, type SaleRequest } from './sale-request.js';
-import { findClick } from './tracking.js';
+import { clickRowId } from './tracking.js';
 
 /** Who reports the sale: the API key's program and mode, or the webhook's program. */
 export type SaleSource = { programId: number; apiKeyId: number | null; keyMode: SaleMode; source: 'api' | 'stripe' };
@@ -21,6 +20,7 @@ export type TestSaleResult = {
   message: string;
   data: { eventId: number; programId: number; test_mode: true };
 };
+export type SaleResult = LiveSaleResult | TestSaleResult;
 
 /** Test mode by any of its three triggers (§4.1.4). */
 export function saleMode(keyMode: SaleMode, request: SaleRequest): SaleMode {
@@ -41,109 +41,236 @@ function currencyOf(request: SaleRequest): Currency {
 
 /**
  * Records a sale in the order of DECISIONS §3 (steps 3–8; authorization and rate limiting happen
- * before): validation, currency, duplicate, attribution, window, then sale + commission in one
- * transaction. Shared by the sale endpoint and the payment-provider webhooks.
+ * before): validation and currency here, then duplicate, attribution, window, and the sale with its
+ * commission in the writer's transaction. Shared by the sale endpoint and the payment webhooks.
  */
-export async function trackSale(deps: Deps, source: SaleSource, request: SaleRequest): Promise<LiveSaleResult | TestSaleResult> {
+export async function trackSale(deps: Deps, source: SaleSource, request: SaleRequest): Promise<SaleResult> {
   const mode = saleMode(source.keyMode, request);
   if (mode === 'live') {
     const missing = missingLiveFields(request);
     if (missing.length > 0) throw invalidRequest(missing.map((field) => ({ field, message: 'Required' })));
   }
   const currency = currencyOf(request);
-  return deps.store.write(async (sql) => {
-    if (request.transaction_id !== undefined) await rejectDuplicate(sql, source.programId, mode, request.transaction_id);
-    return mode === 'test'
-      ? recordTestSale(deps, sql, source, request, currency)
-      : recordLiveSale(deps, sql, source, request as SaleRequest & { transaction_id: string; amount_cents: number }, currency);
-  });
+  return recorderFor(deps).submit({ source, request, mode, currency });
 }
 
-async function rejectDuplicate(sql: Sql, programId: number, mode: SaleMode, transactionId: string): Promise<void> {
-  const seen = await sales.findTransaction(sql, programId, mode, transactionId);
-  if (seen) {
-    throw new AppError('duplicate_transaction', `Transaction ${transactionId} was already recorded`, { sale_id: seen.sale_id });
-  }
+type PendingSale = { source: SaleSource; request: SaleRequest; mode: SaleMode; currency: Currency };
+type Outcome = { ok: true; value: SaleResult } | { ok: false; error: AppError };
+type Waiting = PendingSale & { resolve(value: SaleResult): void; reject(error: unknown): void };
+
+const recorders = new WeakMap<Store, SaleRecorder>();
+
+function recorderFor(deps: Deps): SaleRecorder {
+  let recorder = recorders.get(deps.store);
+  if (!recorder) recorders.set(deps.store, (recorder = new SaleRecorder(deps)));
+  return recorder;
 }
 
-async function recordTestSale(deps: Deps, sql: Sql, source: SaleSource, request: SaleRequest, currency: Currency): Promise<TestSaleResult> {
-  const now = deps.clock.now();
-  const id = await deps.store.nextId(sql, 'test_sale_events');
-  await sales.insertTestSale(sql, {
-    id,
-    program_id: source.programId,
-    api_key_id: source.apiKeyId ?? 0,
-    transaction_id: request.transaction_id ?? null,
-    amount_cents: request.amount_cents ?? null,
-    currency,
-    customer_key: request.customer_key ?? null,
-    click_id: request.click_id ?? null,
-    request: JSON.stringify(request),
-    received_at: now,
-  });
-  if (request.transaction_id !== undefined) await sales.insertTransaction(sql, source.programId, 'test', request.transaction_id, id, now);
-  return { success: true, message: 'Test sale recorded; no commission created', data: { eventId: id, programId: source.programId, test_mode: true } };
-}
+/**
+ * Gathers the sales that arrive while the writer is busy and records them as one batch: a fixed
+ * number of statements per batch instead of per sale, in one transaction, each caller answered
+ * after its COMMIT. A batch that fails at the SQL level is retried one sale at a time, so a bad
+ * sale fails alone.
+ */
+class SaleRecorder {
+  private pending: Waiting[] = [];
+  private scheduled = false;
 
-/** customer_key first, click_id as fallback, both within the program (DECISIONS §3). */
-export async function attributeCustomer(sql: Sql, programId: number, request: SaleRequest): Promise<CustomerRow> {
-  let customer = request.customer_key === undefined ? undefined : await tracking.findCustomerByKey(sql, programId, request.customer_key);
-  if (!customer && request.click_id !== undefined) {
-    const click = await findClick(sql, request.click_id);
-    if (click && click.program_id === programId) customer = await tracking.findCustomerByClick(sql, programId, click.id);
-  }
-  if (!customer) {
-    throw new AppError('no_attribution', 'Neither customer_key nor click_id matches a customer of this program', {
-      customer_key: request.customer_key ?? null,
-      click_id: request.click_id ?? null,
+  constructor(private readonly deps: Deps) {}
+
+  submit(sale: PendingSale): Promise<SaleResult> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ ...sale, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        void this.flush();
+      }
     });
   }
-  const enrollment = await findPartnerProgram(sql, customer.partner_program_id);
-  if (!enrollment || enrollment.status !== 'active') {
-    throw new AppError('no_attribution', "The customer's partner is not active in this program", { customer_id: customer.id });
+
+  private async flush(): Promise<void> {
+    let batch: Waiting[] | undefined;
+    try {
+      // The store may run this job again after a rollback: the batch is taken once.
+      const outcomes = await this.deps.store.write((sql) => {
+        if (!batch) {
+          batch = this.pending;
+          this.pending = [];
+          this.scheduled = false;
+        }
+        return recordBatch(this.deps, sql, batch);
+      });
+      settle(batch!, outcomes);
+    } catch (error) {
+      if (!batch) {
+        // The job never ran (store closed): fail everything waiting.
+        const waiting = this.pending;
+        this.pending = [];
+        this.scheduled = false;
+        for (const sale of waiting) sale.reject(error);
+        return;
+      }
+      if (batch.length === 1) return batch[0].reject(error);
+      for (const sale of batch) {
+        await this.deps.store.write((sql) => recordBatch(this.deps, sql, [sale])).then((outcomes) => settle([sale], outcomes), sale.reject);
+      }
+    }
   }
-  return customer;
 }
 
-async function recordLiveSale(
-  deps: Deps,
-  sql: Sql,
-  source: SaleSource,
-  request: SaleRequest & { transaction_id: string; amount_cents: number },
-  currency: Currency,
-): Promise<LiveSaleResult> {
-  const { store, clock } = deps;
-  const now = clock.now();
-  const program = await requireProgram(sql, source.programId);
-  const customer = await attributeCustomer(sql, program.id, request);
+function settle(batch: Waiting[], outcomes: Outcome[]): void {
+  batch.forEach((sale, i) => {
+    const outcome = outcomes[i];
+    if (outcome.ok) sale.resolve(outcome.value);
+    else sale.reject(outcome.error);
+  });
+}
 
-  const windowStart = (customer.click_id !== null && (await tracking.clickTime(sql, customer.click_id))) || customer.signup_date;
-  if (!withinAttributionWindow(windowStart, program.attribution_window_days, now)) {
-    await sales.insertTransaction(sql, program.id, 'live', request.transaction_id, null, now);
+/** Everything a batch needs from the store, read in a fixed number of round trips. */
+type BatchContext = {
+  seen: Map<string, number | null>;
+  programs: Map<number, Awaited<ReturnType<typeof findPrograms>>[number]>;
+  rules: Map<string, CommissionRule>;
+  customersByKey: Map<string, CustomerRow>;
+  customersByClick: Map<string, CustomerRow>;
+  activeEnrollments: Set<number>;
+  clickTimes: Map<number, Date>;
+  firstSubscriptionSale: Map<string, Date>;
+};
+
+const key = (...parts: Array<string | number>) => parts.join(':');
+
+async function loadContext(sql: Sql, batch: PendingSale[]): Promise<BatchContext> {
+  const live = batch.filter((s) => s.mode === 'live');
+  const programIds = [...new Set(batch.map((s) => s.source.programId))];
+  const txnKeys = batch.flatMap((s) => (s.request.transaction_id === undefined ? [] : [sales.transactionKey(s.source.programId, s.mode, s.request.transaction_id)]));
+  const byKey = live.flatMap((s) => (s.request.customer_key === undefined ? [] : [{ programId: s.source.programId, customerKey: s.request.customer_key }]));
+  const clickIds = live.flatMap((s) => {
+    const rowId = s.request.click_id === undefined ? undefined : clickRowId(s.request.click_id);
+    return rowId === undefined ? [] : [rowId];
+  });
+  const productIds = live.flatMap((s) => (s.request.product_id === undefined ? [] : [s.request.product_id]));
+  const subscriptionIds = live.flatMap((s) => (s.request.is_recurring && s.request.subscription_id !== undefined ? [s.request.subscription_id] : []));
+
+  // One connection runs one statement at a time (DUCKDB.md), so these reads are sequential.
+  const seen = await sales.findTransactions(sql, txnKeys);
+  const programs = await findPrograms(sql, programIds);
+  const rules = await findProductRules(sql, programIds, productIds);
+  const customers = await tracking.findCustomersByKeys(sql, byKey);
+  const firstSales = await sales.firstSubscriptionSales(sql, programIds, subscriptionIds);
+  // A click id must match its stored value, not only its row id, and belong to the customer's program.
+  const clicks = await tracking.findClicksById(sql, clickIds);
+  const clickByRowId = new Map(clicks.filter((c) => live.some((s) => s.request.click_id === c.click_id)).map((c) => [c.id, c]));
+  const customersByClick = new Map<string, CustomerRow>();
+  for (const customer of await tracking.findCustomersByClicks(sql, [...clickByRowId.keys()])) {
+    const click = clickByRowId.get(customer.click_id!)!;
+    if (click.program_id === customer.program_id) customersByClick.set(key(customer.program_id, click.click_id), customer);
+  }
+  const allCustomers = [...customers, ...customersByClick.values()];
+  const enrollments = await findPartnerPrograms(sql, [...new Set(allCustomers.map((c) => c.partner_program_id))]);
+  const customerClicks = await tracking.findClicksById(sql, [...new Set(allCustomers.flatMap((c) => (c.click_id === null ? [] : [c.click_id])))]);
+  return {
+    seen,
+    programs: new Map(programs.map((p) => [p.id, p])),
+    rules: new Map(rules.map((r) => [key(r.program_id, r.product_id), { type: r.commission_type, value: r.commission_value }])),
+    customersByKey: new Map(customers.map((c) => [key(c.program_id, c.customer_key), c])),
+    customersByClick,
+    activeEnrollments: new Set(enrollments.filter((e) => e.status === 'active').map((e) => e.id)),
+    clickTimes: new Map(customerClicks.map((c) => [c.id, c.created_at])),
+    firstSubscriptionSale: firstSales,
+  };
+}
+
+/** Rows a batch writes, gathered while deciding each sale in arrival order. */
+type BatchWrites = {
+  transactions: TransactionRow[];
+  saleEvents: SaleEventRow[];
+  commissions: CommissionRow[];
+  testSales: TestSaleRow[];
+  converted: Set<number>;
+};
+
+async function recordBatch(deps: Deps, sql: Sql, batch: PendingSale[]): Promise<Outcome[]> {
+  const now = deps.clock.now();
+  const context = await loadContext(sql, batch);
+  const writes: BatchWrites = { transactions: [], saleEvents: [], commissions: [], testSales: [], converted: new Set() };
+  const nextId = await deps.store.idAllocator(sql, ['sale_events', 'commissions', 'test_sale_events']);
+  const outcomes = batch.map((sale): Outcome => {
+    try {
+      return { ok: true, value: decide(sale, context, writes, nextId, now) };
+    } catch (error) {
+      if (error instanceof AppError) return { ok: false, error };
+      throw error;
+    }
+  });
+  await sales.insertTransactions(sql, writes.transactions);
+  await sales.insertSaleEvents(sql, writes.saleEvents);
+  await sales.insertCommissions(sql, writes.commissions);
+  await sales.insertTestSales(sql, writes.testSales);
+  await tracking.markConverted(sql, [...writes.converted], now);
+  return outcomes;
+}
+
+/** One sale's outcome, given what the store holds and what earlier sales of the batch decided. */
+function decide(
+  sale: PendingSale,
+  context: BatchContext,
+  writes: BatchWrites,
+  nextId: (table: string) => number,
+  now: Date,
+): SaleResult {
+  const { source, request, mode, currency } = sale;
+  const txnKey = request.transaction_id === undefined ? undefined : sales.transactionKey(source.programId, mode, request.transaction_id);
+  if (txnKey !== undefined && context.seen.has(txnKey)) {
+    throw new AppError('duplicate_transaction', `Transaction ${request.transaction_id} was already recorded`, { sale_id: context.seen.get(txnKey) });
+  }
+  const remember = (saleId: number | null) => {
+    if (txnKey === undefined) return;
+    context.seen.set(txnKey, saleId);
+    writes.transactions.push({ txn_key: txnKey, program_id: source.programId, mode, transaction_id: request.transaction_id!, sale_id: saleId, created_at: now });
+  };
+
+  if (mode === 'test') {
+    const id = nextId('test_sale_events');
+    writes.testSales.push({
+      id,
+      program_id: source.programId,
+      api_key_id: source.apiKeyId ?? 0,
+      transaction_id: request.transaction_id ?? null,
+      amount_cents: request.amount_cents ?? null,
+      currency,
+      customer_key: request.customer_key ?? null,
+      click_id: request.click_id ?? null,
+      request: JSON.stringify(request),
+      received_at: now,
+    });
+    remember(id);
+    return { success: true, message: 'Test sale recorded; no commission created', data: { eventId: id, programId: source.programId, test_mode: true } };
+  }
+
+  const program = context.programs.get(source.programId);
+  if (!program) throw new AppError('not_found', `Program ${source.programId} not found`);
+  const customer = attribute(context, source.programId, request);
+
+  const clickTime = customer.click_id === null ? undefined : context.clickTimes.get(customer.click_id);
+  if (!withinAttributionWindow(clickTime ?? customer.signup_date, program.attribution_window_days, now)) {
+    remember(null);
     return { success: true, sale_id: null, commission_id: null, message: 'Attribution window expired; no sale or commission recorded' };
   }
 
+  const saleId = nextId('sale_events');
   const isRecurring = request.is_recurring ?? false;
+  const subscriptionKey = request.subscription_id === undefined ? undefined : key(program.id, request.subscription_id);
   const earnsCommission =
     !isRecurring ||
-    renewalEarnsCommission(
-      program.recurring_months,
-      request.subscription_id === undefined ? undefined : await sales.firstSubscriptionSale(sql, program.id, request.subscription_id),
-      now,
-    );
-  const productRule = request.product_id === undefined ? undefined : await findProductRule(sql, program.id, request.product_id);
-  const rule = productRule
-    ? { type: productRule.commission_type, value: productRule.commission_value }
-    : { type: program.commission_type, value: program.commission_value };
-
-  const saleId = await store.nextId(sql, 'sale_events');
-  await sales.insertSaleEvent(sql, {
+    renewalEarnsCommission(program.recurring_months, subscriptionKey === undefined ? undefined : context.firstSubscriptionSale.get(subscriptionKey), now);
+  writes.saleEvents.push({
     id: saleId,
     program_id: program.id,
     customer_id: customer.id,
     partner_program_id: customer.partner_program_id,
-    transaction_id: request.transaction_id,
-    amount_cents: request.amount_cents,
+    transaction_id: request.transaction_id!,
+    amount_cents: request.amount_cents!,
     tax_cents: request.tax_cents ?? null,
     currency,
     sale_type: request.sale_type ?? 'payment',
@@ -159,23 +286,46 @@ async function recordLiveSale(
     occurred_at: request.occurred_at === undefined ? null : new Date(request.occurred_at),
     received_at: now,
   });
-  await sales.insertTransaction(sql, program.id, 'live', request.transaction_id, saleId, now);
-  if (customer.status === 'lead') await tracking.markConverted(sql, customer.id, now);
+  remember(saleId);
+  if (subscriptionKey !== undefined && !context.firstSubscriptionSale.has(subscriptionKey)) context.firstSubscriptionSale.set(subscriptionKey, now);
+  if (customer.status === 'lead') writes.converted.add(customer.id);
 
   if (!earnsCommission) {
     return { success: true, sale_id: saleId, commission_id: null, message: 'Sale recorded; the recurring commission period has ended' };
   }
-  const commissionId = await store.nextId(sql, 'commissions');
-  await sales.insertCommission(sql, {
+  const rule = (request.product_id !== undefined && context.rules.get(key(program.id, request.product_id))) || {
+    type: program.commission_type,
+    value: program.commission_value,
+  };
+  const commissionId = nextId('commissions');
+  writes.commissions.push({
     id: commissionId,
     program_id: program.id,
     sale_id: saleId,
     partner_program_id: customer.partner_program_id,
-    amount_cents: commissionCents(request.amount_cents, rule),
+    amount_cents: commissionCents(request.amount_cents!, rule),
     currency,
     status: 'pending',
     hold_until: holdUntil(now, program.hold_days),
     created_at: now,
   });
   return { success: true, sale_id: saleId, commission_id: commissionId, message: 'Sale and commission recorded' };
+}
+
+/** customer_key first, click_id as fallback, both within the program (DECISIONS §3). */
+function attribute(context: BatchContext, programId: number, request: SaleRequest): CustomerRow {
+  const customer =
+    (request.customer_key !== undefined && context.customersByKey.get(key(programId, request.customer_key))) ||
+    (request.click_id !== undefined && context.customersByClick.get(key(programId, request.click_id))) ||
+    undefined;
+  if (!customer) {
+    throw new AppError('no_attribution', 'Neither customer_key nor click_id matches a customer of this program', {
+      customer_key: request.customer_key ?? null,
+      click_id: request.click_id ?? null,
+    });
+  }
+  if (!context.activeEnrollments.has(customer.partner_program_id)) {
+    throw new AppError('no_attribution', "The customer's partner is not active in this program", { customer_id: customer.id });
+  }
+  return customer;
 }

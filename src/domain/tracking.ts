@@ -12,7 +12,7 @@ export type ClickInput = { ref: string; landing_url?: string; referrer?: string;
 // Click ids carry their row id so lookups seek instead of scanning: ck_<id>_<secret>.
 const CLICK_ID = /^ck_(\d{1,15})_[A-Za-z0-9_-]{16,64}$/;
 
-function clickRowId(clickId: string): number | undefined {
+export function clickRowId(clickId: string): number | undefined {
   const match = CLICK_ID.exec(clickId);
   return match ? Number(match[1]) : undefined;
 }

@@ -1,4 +1,4 @@
-import { DuckDBConnection, DuckDBInstance, timestampValue, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBConnection, DuckDBInstance, listValue, timestampValue, type DuckDBValue } from '@duckdb/node-api';
 import { AppError } from '../errors.js';
 import { migrations as defaultMigrations, type Migration } from './migrations/index.js';
 
@@ -19,9 +19,37 @@ function toJs(value: unknown): unknown {
   return value;
 }
 
+function toDuckDB(value: DuckDBValue | Date): DuckDBValue {
+  return value instanceof Date ? timestampValue(BigInt(value.getTime()) * 1000n) : value;
+}
+
 function bind(params: Params): DuckDBValue[] | undefined {
   if (params.length === 0) return undefined; // lets a parameterless call carry several statements
-  return params.map((value) => (value instanceof Date ? timestampValue(BigInt(value.getTime()) * 1000n) : value));
+  return params.map(toDuckDB);
+}
+
+/** A list parameter (for `= ANY($n::T[])` and `unnest`); Dates bind as TIMESTAMPs. */
+export function list(values: Array<DuckDBValue | Date>): DuckDBValue {
+  return listValue(values.map(toDuckDB));
+}
+
+/**
+ * Inserts many rows in one statement: each column travels as one list parameter and is unnested,
+ * so the SQL text stays the same whatever the row count.
+ */
+export async function insertMany<R extends Record<string, unknown>>(
+  sql: Sql,
+  table: string,
+  columns: ReadonlyArray<readonly [keyof R & string, string]>,
+  rows: R[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  const names = columns.map(([name]) => name).join(', ');
+  const values = columns.map(([, type], i) => `unnest($${i + 1}::${type}[])`).join(', ');
+  await sql.run(
+    `INSERT INTO ${table} (${names}) SELECT ${values}`,
+    columns.map(([name]) => list(rows.map((row) => row[name] as DuckDBValue | Date))),
+  );
 }
 
 class ConnectionSql implements Sql {
@@ -133,6 +161,16 @@ export class Store {
     }
     this.nextIds.set(table, next + count);
     return next;
+  }
+
+  /** Primes the counters of some tables, then hands out their ids synchronously (inside one write job). */
+  async idAllocator(sql: Sql, tables: string[]): Promise<(table: string) => number> {
+    for (const table of tables) await this.nextId(sql, table, 0);
+    return (table) => {
+      const next = this.nextIds.get(table)!;
+      this.nextIds.set(table, next + 1);
+      return next;
+    };
   }
 
   /** A connection of its own for bulk loads (the appender); the caller closes it. */

@@ -1,4 +1,4 @@
-import type { Sql } from './db.js';
+import { insertMany, list, type Sql } from './db.js';
 
 export type SaleMode = 'live' | 'test';
 
@@ -50,56 +50,61 @@ export type TestSaleRow = {
   received_at: Date;
 };
 
-/** The ledger entry of a transaction id: present means seen; sale_id null means window expired. */
-export function findTransaction(
-  sql: Sql, programId: number, mode: SaleMode, transactionId: string,
-): Promise<{ sale_id: number | null } | undefined> {
-  return sql.one('SELECT sale_id FROM sale_transactions WHERE program_id = $1 AND mode = $2 AND transaction_id = $3', [
-    programId, mode, transactionId,
-  ]);
+/** The ledger's one-column key (single-column keys are index lookups in DuckDB). */
+export function transactionKey(programId: number, mode: SaleMode, transactionId: string): string {
+  return `${programId}:${mode}:${transactionId}`;
 }
 
-export async function insertTransaction(
-  sql: Sql, programId: number, mode: SaleMode, transactionId: string, saleId: number | null, at: Date,
-): Promise<void> {
-  await sql.run('INSERT INTO sale_transactions (program_id, mode, transaction_id, sale_id, created_at) VALUES ($1, $2, $3, $4, $5)', [
-    programId, mode, transactionId, saleId, at,
-  ]);
-}
+export type TransactionRow = { txn_key: string; program_id: number; mode: SaleMode; transaction_id: string; sale_id: number | null; created_at: Date };
 
-export async function insertSaleEvent(sql: Sql, s: SaleEventRow): Promise<void> {
-  await sql.run(
-    `INSERT INTO sale_events (id, program_id, customer_id, partner_program_id, transaction_id, amount_cents, tax_cents,
-       currency, sale_type, is_recurring, subscription_id, subscription_interval, product_id, provider,
-       provider_payment_id, line_items, source, status, occurred_at, received_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
-    [s.id, s.program_id, s.customer_id, s.partner_program_id, s.transaction_id, s.amount_cents, s.tax_cents,
-      s.currency, s.sale_type, s.is_recurring, s.subscription_id, s.subscription_interval, s.product_id, s.provider,
-      s.provider_payment_id, s.line_items, s.source, s.status, s.occurred_at, s.received_at],
+/** Ledger entries by key: present means seen; sale_id null means the window had expired. */
+export async function findTransactions(sql: Sql, keys: string[]): Promise<Map<string, number | null>> {
+  if (keys.length === 0) return new Map();
+  const rows = await sql.all<{ txn_key: string; sale_id: number | null }>(
+    'SELECT txn_key, sale_id FROM sale_transactions WHERE txn_key = ANY($1::VARCHAR[])',
+    [list(keys)],
   );
+  return new Map(rows.map((r) => [r.txn_key, r.sale_id]));
 }
 
-export async function insertCommission(sql: Sql, c: CommissionRow): Promise<void> {
-  await sql.run(
-    `INSERT INTO commissions (id, program_id, sale_id, partner_program_id, amount_cents, currency, status, hold_until, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [c.id, c.program_id, c.sale_id, c.partner_program_id, c.amount_cents, c.currency, c.status, c.hold_until, c.created_at],
-  );
+export function insertTransactions(sql: Sql, rows: TransactionRow[]): Promise<void> {
+  return insertMany(sql, 'sale_transactions', [
+    ['txn_key', 'VARCHAR'], ['program_id', 'BIGINT'], ['mode', 'VARCHAR'], ['transaction_id', 'VARCHAR'], ['sale_id', 'BIGINT'], ['created_at', 'TIMESTAMP'],
+  ], rows);
 }
 
-/** When the subscription's first recorded sale was received; recurring durations count from it. */
-export async function firstSubscriptionSale(sql: Sql, programId: number, subscriptionId: string): Promise<Date | undefined> {
-  const row = await sql.one<{ first: Date | null }>(
-    'SELECT min(received_at) AS first FROM sale_events WHERE program_id = $1 AND subscription_id = $2',
-    [programId, subscriptionId],
-  );
-  return row?.first ?? undefined;
+export function insertSaleEvents(sql: Sql, rows: SaleEventRow[]): Promise<void> {
+  return insertMany(sql, 'sale_events', [
+    ['id', 'BIGINT'], ['program_id', 'BIGINT'], ['customer_id', 'BIGINT'], ['partner_program_id', 'BIGINT'], ['transaction_id', 'VARCHAR'],
+    ['amount_cents', 'BIGINT'], ['tax_cents', 'BIGINT'], ['currency', 'VARCHAR'], ['sale_type', 'VARCHAR'], ['is_recurring', 'BOOLEAN'],
+    ['subscription_id', 'VARCHAR'], ['subscription_interval', 'VARCHAR'], ['product_id', 'VARCHAR'], ['provider', 'VARCHAR'],
+    ['provider_payment_id', 'VARCHAR'], ['line_items', 'JSON'], ['source', 'VARCHAR'], ['status', 'VARCHAR'], ['occurred_at', 'TIMESTAMP'],
+    ['received_at', 'TIMESTAMP'],
+  ], rows);
 }
 
-export async function insertTestSale(sql: Sql, t: TestSaleRow): Promise<void> {
-  await sql.run(
-    `INSERT INTO test_sale_events (id, program_id, api_key_id, transaction_id, amount_cents, currency, customer_key, click_id, request, received_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [t.id, t.program_id, t.api_key_id, t.transaction_id, t.amount_cents, t.currency, t.customer_key, t.click_id, t.request, t.received_at],
+export function insertCommissions(sql: Sql, rows: CommissionRow[]): Promise<void> {
+  return insertMany(sql, 'commissions', [
+    ['id', 'BIGINT'], ['program_id', 'BIGINT'], ['sale_id', 'BIGINT'], ['partner_program_id', 'BIGINT'], ['amount_cents', 'BIGINT'],
+    ['currency', 'VARCHAR'], ['status', 'VARCHAR'], ['hold_until', 'TIMESTAMP'], ['created_at', 'TIMESTAMP'],
+  ], rows);
+}
+
+export function insertTestSales(sql: Sql, rows: TestSaleRow[]): Promise<void> {
+  return insertMany(sql, 'test_sale_events', [
+    ['id', 'BIGINT'], ['program_id', 'BIGINT'], ['api_key_id', 'BIGINT'], ['transaction_id', 'VARCHAR'], ['amount_cents', 'BIGINT'],
+    ['currency', 'VARCHAR'], ['customer_key', 'VARCHAR'], ['click_id', 'VARCHAR'], ['request', 'JSON'], ['received_at', 'TIMESTAMP'],
+  ], rows);
+}
+
+/** When each subscription's first sale was received; recurring durations count from it. */
+export async function firstSubscriptionSales(sql: Sql, programIds: number[], subscriptionIds: string[]): Promise<Map<string, Date>> {
+  if (subscriptionIds.length === 0) return new Map();
+  const rows = await sql.all<{ program_id: number; subscription_id: string; first: Date }>(
+    `SELECT program_id, subscription_id, min(received_at) AS first FROM sale_events
+     WHERE program_id = ANY($1::BIGINT[]) AND subscription_id = ANY($2::VARCHAR[])
+     GROUP BY program_id, subscription_id`,
+    [list(programIds), list(subscriptionIds)],
   );
+  return new Map(rows.map((r) => [`${r.program_id}:${r.subscription_id}`, r.first]));
 }

@@ -1,4 +1,4 @@
-import type { Sql } from './db.js';
+import { list, type Sql } from './db.js';
 
 export type ClickRow = {
   id: number;
@@ -38,34 +38,55 @@ export function findClick(sql: Sql, rowId: number, clickId: string): Promise<Cli
   return sql.one<ClickRow>('SELECT * FROM clicks WHERE id = $1 AND click_id = $2', [rowId, clickId]);
 }
 
+/** The customers' unique key: one column, so DuckDB finds it through its index. */
+export function customerRef(programId: number, customerKey: string): string {
+  return `${programId}:${customerKey}`;
+}
+
 export async function insertCustomer(sql: Sql, c: CustomerRow): Promise<void> {
   await sql.run(
-    `INSERT INTO customers (id, program_id, customer_key, email, name, click_id, partner_program_id,
+    `INSERT INTO customers (id, customer_ref, program_id, customer_key, email, name, click_id, partner_program_id,
        provider_customer_id, signup_date, first_purchase_date, status)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [c.id, c.program_id, c.customer_key, c.email, c.name, c.click_id, c.partner_program_id,
-      c.provider_customer_id, c.signup_date, c.first_purchase_date, c.status],
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    [c.id, customerRef(c.program_id, c.customer_key), c.program_id, c.customer_key, c.email, c.name, c.click_id,
+      c.partner_program_id, c.provider_customer_id, c.signup_date, c.first_purchase_date, c.status],
   );
 }
 
 export function findCustomerByKey(sql: Sql, programId: number, customerKey: string): Promise<CustomerRow | undefined> {
-  return sql.one<CustomerRow>('SELECT * FROM customers WHERE program_id = $1 AND customer_key = $2', [programId, customerKey]);
+  return sql.one<CustomerRow>('SELECT * FROM customers WHERE customer_ref = $1', [customerRef(programId, customerKey)]);
 }
 
-export function findCustomerByClick(sql: Sql, programId: number, clickRowId: number): Promise<CustomerRow | undefined> {
-  return sql.one<CustomerRow>(
-    'SELECT * FROM customers WHERE program_id = $1 AND click_id = $2 ORDER BY id LIMIT 1',
-    [programId, clickRowId],
+/** Customers by (program, key) pairs, in one round trip. */
+export function findCustomersByKeys(sql: Sql, keys: Array<{ programId: number; customerKey: string }>): Promise<CustomerRow[]> {
+  if (keys.length === 0) return Promise.resolve([]);
+  return sql.all<CustomerRow>('SELECT * FROM customers WHERE customer_ref = ANY($1::VARCHAR[])', [
+    list(keys.map((k) => customerRef(k.programId, k.customerKey))),
+  ]);
+}
+
+export async function findCustomerByClick(sql: Sql, programId: number, clickRowId: number): Promise<CustomerRow | undefined> {
+  return (await findCustomersByClicks(sql, [clickRowId])).find((c) => c.program_id === programId);
+}
+
+/** The earliest customer of each given click (clicks.id). */
+export function findCustomersByClicks(sql: Sql, clickRowIds: number[]): Promise<CustomerRow[]> {
+  if (clickRowIds.length === 0) return Promise.resolve([]);
+  return sql.all<CustomerRow>(
+    'SELECT * FROM customers WHERE click_id = ANY($1::BIGINT[]) QUALIFY row_number() OVER (PARTITION BY click_id ORDER BY id) = 1',
+    [list(clickRowIds)],
   );
 }
 
-export async function clickTime(sql: Sql, clickRowId: number): Promise<Date | undefined> {
-  return (await sql.one<{ created_at: Date }>('SELECT created_at FROM clicks WHERE id = $1', [clickRowId]))?.created_at;
+export function findClicksById(sql: Sql, clickRowIds: number[]): Promise<ClickRow[]> {
+  if (clickRowIds.length === 0) return Promise.resolve([]);
+  return sql.all<ClickRow>('SELECT * FROM clicks WHERE id = ANY($1::BIGINT[])', [list(clickRowIds)]);
 }
 
-export async function markConverted(sql: Sql, customerId: number, at: Date): Promise<void> {
+export async function markConverted(sql: Sql, customerIds: number[], at: Date): Promise<void> {
+  if (customerIds.length === 0) return;
   await sql.run(
-    "UPDATE customers SET status = 'conversion', first_purchase_date = $2 WHERE id = $1 AND status = 'lead'",
-    [customerId, at],
+    "UPDATE customers SET status = 'conversion', first_purchase_date = $2 WHERE id = ANY($1::BIGINT[]) AND status = 'lead'",
+    [list(customerIds), at],
   );
 }

@@ -5,6 +5,7 @@ import type { Migration } from './index.js';
  * sale_events, commissions) carry no primary-key index: their ids come from the store's allocator
  * and reports scan them by zone maps, which an ART index would not help (DUCKDB.md). Exactly-once
  * rests on the unique keys that remain: sale_transactions, customers, webhook_events.
+ * Unique keys that are looked up are single columns (see customers.customer_ref).
  */
 export const initial: Migration = {
   version: 1,
@@ -72,6 +73,9 @@ CREATE TABLE clicks (
 
 CREATE TABLE customers (
   id BIGINT NOT NULL,
+  -- '<program_id>:<customer_key>': DuckDB looks up single-column keys through their index,
+  -- compound ones by scanning, so the unique key is one column.
+  customer_ref VARCHAR NOT NULL UNIQUE,
   program_id BIGINT NOT NULL,
   customer_key VARCHAR NOT NULL,
   email VARCHAR,
@@ -81,18 +85,17 @@ CREATE TABLE customers (
   provider_customer_id VARCHAR,
   signup_date TIMESTAMP NOT NULL,
   first_purchase_date TIMESTAMP,
-  status VARCHAR NOT NULL CHECK (status IN ('lead', 'conversion')),
-  UNIQUE (program_id, customer_key)
+  status VARCHAR NOT NULL CHECK (status IN ('lead', 'conversion'))
 );
 
 -- The idempotency ledger: one row per (program, mode, transaction_id), whatever the outcome.
 CREATE TABLE sale_transactions (
+  txn_key VARCHAR PRIMARY KEY,                -- '<program_id>:<mode>:<transaction_id>' (one column: see customers)
   program_id BIGINT NOT NULL,
   mode VARCHAR NOT NULL CHECK (mode IN ('live', 'test')),
   transaction_id VARCHAR NOT NULL,
   sale_id BIGINT,                             -- NULL when the attribution window had expired
-  created_at TIMESTAMP NOT NULL,
-  PRIMARY KEY (program_id, mode, transaction_id)
+  created_at TIMESTAMP NOT NULL
 );
 
 CREATE TABLE sale_events (
