@@ -6,7 +6,9 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import type { Clock } from './clock.js';
 import { registerErrorHandling } from './http/errors.js';
 import { adminRoutes } from './http/routes/admin.js';
+import { reportRoutes } from './http/routes/reports.js';
 import { trackingRoutes } from './http/routes/tracking.js';
+import { webhookRoutes } from './http/routes/webhooks.js';
 import type { Store } from './store/db.js';
 
 export type AppDeps = {
@@ -51,6 +53,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(trackingRoutes(deps));
+  await app.register(reportRoutes(deps));
   await app.register(adminRoutes(deps), { prefix: '/api/admin' });
+  await app.register(webhookRoutes(deps));
   return app;
 }

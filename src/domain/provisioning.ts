@@ -8,6 +8,7 @@ import * as members from '../store/members.js';
 import * as partners from '../store/partners.js';
 import * as programs from '../store/programs.js';
 import type { CommissionRule, ProductRuleRow, ProgramRow } from '../store/programs.js';
+import { forgetApiKey } from './api-keys.js';
 import type { Deps } from './deps.js';
 import { randomCode, randomToken, sha256 } from './secrets.js';
 
@@ -123,6 +124,7 @@ export async function retireApiKey({ store, clock }: Deps, programId: number, ke
     const key = await keys.findApiKey(sql, programId, keyId);
     if (!key) throw new AppError('not_found', `API key ${keyId} not found in program ${programId}`);
     if (key.status === 'active') await keys.retireApiKey(sql, keyId, clock.now());
+    forgetApiKey({ store, clock }, keyId);
     return { id: keyId, status: 'retired' as const };
   });
 }

@@ -2,7 +2,10 @@ import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import type { Deps } from '../domain/deps.js';
 import { sameSecret, sha256 } from '../domain/secrets.js';
-import { findApiKeyByHash, type ApiKeyRow } from '../store/api-keys.js';
+import type { Viewer } from '../domain/performance.js';
+import { lookupApiKey } from '../domain/api-keys.js';
+import type { ApiKeyRow } from '../store/api-keys.js';
+import { findSession } from '../store/members.js';
 
 export const KEY_ROTATION_DOCS_URL = 'https://github.com/partnerkit/partnerkit#api-keys';
 
@@ -23,7 +26,7 @@ export function apiKeyAuth(deps: Deps) {
   return async (request: FastifyRequest): Promise<void> => {
     const token = bearerToken(request);
     if (!token) throw new AppError('unauthorized', 'Missing or malformed Authorization header; send Authorization: Bearer <API key>');
-    const key = await deps.store.read((sql) => findApiKeyByHash(sql, sha256(token)));
+    const key = await lookupApiKey(deps, token);
     if (!key) throw new AppError('unauthorized', 'The API key matches no active program');
     if (key.status === 'retired') {
       throw new AppError('api_key_rotation_required', 'This API key has been retired', null, {
@@ -45,5 +48,22 @@ export function adminAuth(adminTokenHash: string) {
     if (!isAdminToken(adminTokenHash, bearerToken(request))) {
       throw new AppError('unauthorized', 'The admin API needs the instance admin token (see <data-dir>/admin-token)');
     }
+  };
+}
+
+/**
+ * Dashboard session (§5, DECISIONS §4) or the instance admin token; anything else, a program API
+ * key included, is 401. Membership of the program is checked later, after validation and the 404.
+ */
+export function sessionAuth(deps: Deps & { adminTokenHash: string }) {
+  return async (request: FastifyRequest): Promise<Viewer> => {
+    const token = bearerToken(request);
+    if (!token) throw new AppError('unauthorized', 'Missing or malformed Authorization header; send Authorization: Bearer <session token>');
+    if (isAdminToken(deps.adminTokenHash, token)) return { kind: 'admin' };
+    const session = await deps.store.read((sql) => findSession(sql, sha256(token)));
+    if (!session || session.expires_at <= deps.clock.now()) {
+      throw new AppError('unauthorized', 'No valid dashboard session: the token is unknown or expired (program API keys are not accepted here)');
+    }
+    return { kind: 'user', userId: session.user_id };
   };
 }

@@ -1,4 +1,6 @@
+import type { PerformanceQuery, PerformanceReport } from '../domain/performance.js';
 import type { LiveSaleResult, TestSaleResult } from '../domain/track-sale.js';
+import type { WebhookEventView, WebhookResult } from '../domain/stripe/receive.js';
 import type { LeadResult } from '../domain/tracking.js';
 import type { SaleRequest } from '../domain/sale-request.js';
 import { PartnerkitError } from './errors.js';
@@ -71,6 +73,35 @@ export class PartnerkitClient {
 
   trackLead(body: { customer_key: string; click_id: string; email?: string; name?: string }): Promise<LeadResult> {
     return this.request({ method: 'POST', path: '/api/v1/track/lead', body }, 'apiKey');
+  }
+
+  /**
+   * POST /api/v1/webhooks/stripe/:programId: a Stripe event signed by the caller, sent byte for
+   * byte as signed (fixture replay, tests).
+   */
+  postStripeEvent(programId: number, payload: string, signature: string): Promise<WebhookResult> {
+    return this.request(
+      {
+        method: 'POST',
+        path: `/api/v1/webhooks/stripe/${programId}`,
+        headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+        body: payload,
+      },
+      'none',
+    );
+  }
+
+  /** The received webhook events of a program with their outcome, newest first (admin token). */
+  webhookEvents(programId: number, limit = 50): Promise<WebhookEventView[]> {
+    return this.admin('GET', `/programs/${programId}/webhook-events?limit=${limit}`);
+  }
+
+  /** GET /api/tracking/performance/:programId with a dashboard session token (or the admin token). */
+  performance(programId: number, query: PerformanceQuery = {}): Promise<PerformanceReport> {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, value);
+    const search = params.size > 0 ? `?${params}` : '';
+    return this.request({ method: 'GET', path: `/api/tracking/performance/${programId}${search}` });
   }
 
   /** The provisioning API (admin token): path under /api/admin. */

@@ -4,3 +4,5 @@ export { toSaleRequest, type TrackSaleInput, type TrackSaleResult } from './trac
 export { fetchTransport, NetworkError, type ApiRequest, type ApiResponse, type Transport } from './transport.js';
 export type { SaleRequest } from '../domain/sale-request.js';
 export type { LiveSaleResult, TestSaleResult } from '../domain/track-sale.js';
+export type { WebhookEventView, WebhookResult } from '../domain/stripe/receive.js';
+export { trackSaleFromInvoice, type InvoiceSale, type InvoiceSkipReason, type StripeInvoice } from './invoice.js';

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { cliEnv, runCli, runJson, startServe, tempDataDir } from '../helpers/cli.js';
+import { cliEnv, runCli, runJson, startServe, tempDataDir, until } from '../helpers/cli.js';
 
 const NOW = '2026-03-01T12:00:00.000Z';
 
@@ -78,7 +78,7 @@ describe('the partnerkit CLI as a process', () => {
   test('every command works through a running server on the same data dir; SIGTERM shuts it down cleanly', async () => {
     const dataDir = tempDataDir();
     const server = await startServe(dataDir, [], { PARTNERKIT_NOW: NOW });
-    expect(server.stderr()).toContain('No programs yet');
+    await until(() => server.stderr().includes('No programs yet'));
     expect(server.stderr()).toContain('partnerkit program create');
     await provisionAndTrack(cliEnv(dataDir, { PARTNERKIT_NOW: NOW }));
 

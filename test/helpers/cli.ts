@@ -69,3 +69,12 @@ export async function startServe(dataDir: string, extraArgs: string[] = [], extr
   const { url } = JSON.parse(readFileSync(discovery, 'utf8')) as { url: string };
   return { url, child, stderr: () => stderr, stop };
 }
+
+/** Polls until `condition` holds (output of a process arrives after its discovery file). */
+export async function until(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

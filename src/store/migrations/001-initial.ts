@@ -169,6 +169,7 @@ CREATE TABLE sessions (
 );
 
 CREATE TABLE webhook_events (
+  event_key VARCHAR PRIMARY KEY,              -- '<program_id>:<event id>' (one column: see customers)
   program_id BIGINT NOT NULL,
   event_id VARCHAR NOT NULL,
   type VARCHAR NOT NULL,
@@ -176,8 +177,7 @@ CREATE TABLE webhook_events (
   reason VARCHAR,
   sale_id BIGINT,
   received_at TIMESTAMP NOT NULL,
-  payload JSON NOT NULL,
-  PRIMARY KEY (program_id, event_id)
+  payload JSON NOT NULL
 );
 `,
 };

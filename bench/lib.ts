@@ -1,0 +1,101 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import autocannon from 'autocannon';
+
+export const BIN = resolve(import.meta.dirname, '../../bin/run.js');
+
+export type Summary = { median: number; min: number; max: number; runs: number[] };
+
+export function summarize(runs: number[]): Summary {
+  const sorted = [...runs].sort((a, b) => a - b);
+  return { median: sorted[Math.floor(sorted.length / 2)], min: sorted[0], max: sorted.at(-1)!, runs };
+}
+
+export function tempDir(prefix: string): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), `partnerkit-bench-${prefix}-`));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export type Served = { url: string; pid: number; child: ChildProcess; stop(): Promise<void> };
+
+/** A real `partnerkit serve` on a data dir; resolves when its discovery file names it. */
+export async function serve(dataDir: string, args: string[] = []): Promise<Served> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+    env: { ...process.env, PARTNERKIT_DATA_DIR: dataDir },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (c) => (stderr += c));
+  const file = join(dataDir, 'server.json');
+  const deadline = Date.now() + 120_000;
+  while (!existsSync(file) || !readFileSync(file, 'utf8').includes(`"pid":${child.pid}`)) {
+    if (child.exitCode !== null) throw new Error(`serve exited: ${stderr}`);
+    if (Date.now() > deadline) throw new Error(`serve did not start: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const { url } = JSON.parse(readFileSync(file, 'utf8')) as { url: string };
+  return {
+    url,
+    pid: child.pid!,
+    child,
+    stop: () =>
+      new Promise((done) => {
+        if (child.exitCode !== null) return done();
+        child.once('exit', () => done());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export type LoadResult = { rps: number; p50: number; p99: number; ok: number; non2xx: number; errors: number };
+
+/** autocannon as a library: `connections` clients for `seconds`, bodies built per request. */
+export async function load(options: {
+  url: string;
+  path: string;
+  connections: number;
+  seconds: number;
+  headers?: Record<string, string>;
+  body?: () => string;
+  /** Extra headers computed from each body (a webhook signature). */
+  sign?: (body: string) => Record<string, string>;
+  method?: 'GET' | 'POST';
+}): Promise<LoadResult> {
+  const result = await autocannon({
+    url: options.url + options.path,
+    connections: options.connections,
+    duration: options.seconds,
+    method: options.method ?? 'POST',
+    headers: { 'content-type': 'application/json', ...options.headers },
+    requests: [
+      {
+        setupRequest: (request) => {
+          if (!options.body) return request;
+          const body = options.body();
+          return { ...request, body, headers: { ...request.headers, ...options.sign?.(body) } };
+        },
+      },
+    ],
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ok: result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+export async function api<T = any>(url: string, path: string, token: string, body?: unknown): Promise<T> {
+  const response = await fetch(url + path, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await response.json();
+  if (!response.ok) throw new Error(`${path} → ${response.status} ${JSON.stringify(json)}`);
+  return json as T;
+}

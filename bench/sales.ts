@@ -1,0 +1,173 @@
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { api, load, serve, summarize, tempDir, type LoadResult, type Summary } from './lib.js';
+
+const CONNECTIONS = 32;
+const SECONDS = 10;
+const CUSTOMERS = 1000;
+
+export type SalesFigures = {
+  sales: { rps: Summary; p50: Summary; p99: Summary; recordedExactly: boolean };
+  bareFastify: { rps: Summary };
+  rawStore: { rps: Summary };
+  duplicateStorm: { rounds: number; exactlyOnePerRound: boolean; fiveHundreds: number };
+};
+
+/** A program with CUSTOMERS attributed customers, provisioned through the running server. */
+export async function provision(url: string, adminToken: string, customers = CUSTOMERS) {
+  const program = await api(url, '/api/admin/programs', adminToken, { name: 'Bench' });
+  const partner = await api(url, '/api/admin/partners', adminToken, { name: 'P', email: `p${Date.now()}@example.com` });
+  const enrollment = await api(url, `/api/admin/programs/${program.id}/partners`, adminToken, { partnerId: partner.id });
+  const clickIds: string[] = [];
+  for (let i = 0; i < customers; i += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, customers - i) }, async (_, j) => {
+        const click = await api(url, '/api/v1/track/click', '', { ref: enrollment.refCode });
+        clickIds[i + j] = click.click_id;
+        await api(url, '/api/v1/track/lead', program.apiKey, { customer_key: `c${i + j}`, click_id: click.click_id });
+      }),
+    );
+  }
+  return { ...(program as { id: number; apiKey: string; webhookSecret: string }), clickIds };
+}
+
+async function saleRuns(runs: number): Promise<{ results: LoadResult[]; recordedExactly: boolean }> {
+  const dir = tempDir('sales');
+  const server = await serve(dir.path, ['--rate-limit', '100000000']);
+  try {
+    const adminToken = (await import('node:fs')).readFileSync(join(dir.path, 'admin-token'), 'utf8').trim();
+    const program = await provision(server.url, adminToken);
+    let seq = 0;
+    const results: LoadResult[] = [];
+    for (let run = 0; run < runs; run++) {
+      results.push(
+        await load({
+          url: server.url,
+          path: '/api/v1/track/sale',
+          connections: CONNECTIONS,
+          seconds: SECONDS,
+          headers: { authorization: `Bearer ${program.apiKey}` },
+          body: () => JSON.stringify({ transaction_id: `bench_${++seq}`, amount_cents: 1000 + (seq % 5000), customer_key: `c${seq % CUSTOMERS}` }),
+        }),
+      );
+    }
+    // Every 2xx is one sale with its commission. Requests still in flight when a run ends are
+    // recorded but not counted by autocannon, so at most CONNECTIONS per run more are stored.
+    await server.stop();
+    const acknowledged = results.reduce((sum, r) => sum + r.ok, 0);
+    const instance = await DuckDBInstance.create(join(dir.path, 'partnerkit.duckdb'));
+    const connection = await instance.connect();
+    const counts = (await connection.runAndReadAll('SELECT (SELECT count(*) FROM sale_events) s, (SELECT count(*) FROM commissions) c')).getRowObjectsJS()[0];
+    connection.closeSync();
+    instance.closeSync();
+    const stored = Number(counts.s);
+    const recordedExactly = stored === Number(counts.c) && stored >= acknowledged && stored <= acknowledged + CONNECTIONS * runs;
+    return { results, recordedExactly };
+  } finally {
+    await server.stop();
+    dir.remove();
+  }
+}
+
+async function bareFastifyRuns(runs: number): Promise<number[]> {
+  const child = spawn(process.execPath, [resolve(import.meta.dirname, 'bare-server.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((done) => child.stdout!.once('data', (d) => done(String(d).trim())));
+  try {
+    const body = JSON.stringify({ transaction_id: 'x', amount_cents: 1000, customer_key: 'c1' });
+    const rps: number[] = [];
+    for (let run = 0; run < runs; run++) {
+      rps.push((await load({ url, path: '/api/v1/track/sale', connections: CONNECTIONS, seconds: SECONDS, body: () => body })).rps);
+    }
+    return rps;
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+/** Ceiling (b): one sale and its commission per DuckDB transaction, from a plain loop. */
+async function rawStoreRuns(runs: number): Promise<number[]> {
+  const dir = tempDir('raw');
+  try {
+    const { Store } = await import('../src/store/db.js');
+    const store = await Store.open(join(dir.path, 'partnerkit.duckdb'));
+    const rps: number[] = [];
+    let id = 0;
+    for (let run = 0; run < runs; run++) {
+      const started = performance.now();
+      let done = 0;
+      while (performance.now() - started < 5000) {
+        id++;
+        await store.write(async (sql) => {
+          await sql.run(
+            `INSERT INTO sale_events (id, program_id, customer_id, partner_program_id, transaction_id, amount_cents, currency, sale_type, is_recurring, source, status, received_at)
+             VALUES ($1, 1, 1, 1, $2, 1000, 'USD', 'payment', false, 'api', 'paid', $3)`,
+            [id, `raw_${id}`, new Date()],
+          );
+          await sql.run(
+            `INSERT INTO commissions (id, program_id, sale_id, partner_program_id, amount_cents, currency, status, hold_until, created_at)
+             VALUES ($1, 1, $1, 1, 200, 'USD', 'pending', $2, $2)`,
+            [id, new Date()],
+          );
+        });
+        done++;
+      }
+      rps.push(done / ((performance.now() - started) / 1000));
+    }
+    await store.close();
+    return rps;
+  } finally {
+    dir.remove();
+  }
+}
+
+/** 50 concurrent identical sales, 20 rounds: exactly one 200 per round, the rest 409 naming it. */
+async function duplicateStorm(rounds = 20): Promise<SalesFigures['duplicateStorm']> {
+  const dir = tempDir('storm');
+  const server = await serve(dir.path, ['--rate-limit', '100000000']);
+  try {
+    const adminToken = (await import('node:fs')).readFileSync(join(dir.path, 'admin-token'), 'utf8').trim();
+    const program = await provision(server.url, adminToken, 1);
+    let exactlyOne = true;
+    let fiveHundreds = 0;
+    for (let round = 0; round < rounds; round++) {
+      const body = JSON.stringify({ transaction_id: `storm_${round}`, amount_cents: 1000, customer_key: 'c0' });
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () =>
+          fetch(`${server.url}/api/v1/track/sale`, {
+            method: 'POST',
+            body,
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${program.apiKey}` },
+          }).then(async (r) => ({ status: r.status, body: (await r.json()) as any })),
+        ),
+      );
+      const created = answers.filter((a) => a.status === 200);
+      fiveHundreds += answers.filter((a) => a.status >= 500).length;
+      const saleId = created[0]?.body.sale_id;
+      const rest = answers.filter((a) => a.status === 409 && a.body.error.details.sale_id === saleId);
+      if (created.length !== 1 || rest.length !== 49) exactlyOne = false;
+    }
+    return { rounds, exactlyOnePerRound: exactlyOne, fiveHundreds };
+  } finally {
+    await server.stop();
+    dir.remove();
+  }
+}
+
+export async function benchSales(runs = 3): Promise<SalesFigures> {
+  const bare = await bareFastifyRuns(runs);
+  const raw = await rawStoreRuns(runs);
+  const sales = await saleRuns(runs);
+  const storm = await duplicateStorm();
+  return {
+    sales: {
+      rps: summarize(sales.results.map((r) => r.rps)),
+      p50: summarize(sales.results.map((r) => r.p50)),
+      p99: summarize(sales.results.map((r) => r.p99)),
+      recordedExactly: sales.recordedExactly,
+    },
+    bareFastify: { rps: summarize(bare) },
+    rawStore: { rps: summarize(raw) },
+    duplicateStorm: storm,
+  };
+}

@@ -1,0 +1,32 @@
+import { Args, Flags } from '@oclif/core';
+import { PartnerkitCommand } from '../../src/cli/base.js';
+import { performanceCsv, renderPerformance } from '../../src/cli/performance.js';
+import { PERIODS } from '../../src/domain/performance.js';
+
+export default class ReportPerformance extends PartnerkitCommand {
+  static override description =
+    "A program's per-day clicks, leads, conversions, revenue, partners, sales and commission, with totals and trends versus the previous period";
+  static override examples = [
+    '<%= config.bin %> report performance 1',
+    '<%= config.bin %> report performance 1 --period 30d',
+    '<%= config.bin %> report performance 1 --from 2026-03-01 --to 2026-03-07 --csv',
+    'PARTNERKIT_SESSION_TOKEN=pks_… <%= config.bin %> report performance 1 --url https://partners.example.com --json',
+  ];
+  static override args = { programId: Args.integer({ description: 'program id', required: true, min: 1 }) };
+  static override flags = {
+    period: Flags.string({ description: 'the N days ending today, or everything since the program was created', options: [...PERIODS], default: '7d' }),
+    from: Flags.string({ description: 'start of a custom range: a date (whole UTC day) or an ISO 8601 date-time', dependsOn: ['to'] }),
+    to: Flags.string({ description: 'end of a custom range: a date (whole UTC day) or an ISO 8601 date-time', dependsOn: ['from'] }),
+    csv: Flags.boolean({ description: 'print CSV: a header line and one line per day', exclusive: ['json'] }),
+    'session-token': Flags.string({ description: 'dashboard session token (default: the instance admin token)', env: 'PARTNERKIT_SESSION_TOKEN' }),
+  };
+
+  async run() {
+    const { args, flags } = await this.parse(ReportPerformance);
+    const query = flags.from === undefined ? { period: flags.period as (typeof PERIODS)[number] } : { dateFrom: flags.from, dateTo: flags.to };
+    const report = await this.withClient(flags, { token: flags['session-token'] }, (client) => client.performance(args.programId, query));
+    if (flags.csv) this.log(performanceCsv(report));
+    else this.log(renderPerformance(args.programId, report));
+    return report;
+  }
+}

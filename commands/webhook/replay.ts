@@ -1,0 +1,115 @@
+import { readFileSync } from 'node:fs';
+import { Args, Flags } from '@oclif/core';
+import cliProgress from 'cli-progress';
+import { PartnerkitCommand } from '../../src/cli/base.js';
+import { fillPlaceholders, fixtureFiles, signStripePayload, withFreshEventId } from '../../src/cli/stripe-fixtures.js';
+import { clockFromEnv, type Clock } from '../../src/clock.js';
+import type { ProgramView } from '../../src/domain/provisioning.js';
+import type { PartnerkitClient } from '../../src/sdk/client.js';
+import { PartnerkitError } from '../../src/sdk/errors.js';
+
+export type Delivery = {
+  file: string;
+  eventId: string | null;
+  /** The HTTP status; null when nothing was sent or the server was unreachable. */
+  status: number | null;
+  outcome: string | null;
+  reason: string | null;
+  saleId: number | null;
+  /** true when partnerkit had already processed this event id (nothing changed). */
+  redelivery: boolean | null;
+  /** Why the delivery failed (any answer but 2xx); null when it succeeded. */
+  error: string | null;
+};
+
+/** A bar only where someone watches it, and only when there is enough to wait for. */
+const PROGRESS_BAR_FROM = 10;
+
+export default class WebhookReplay extends PartnerkitCommand {
+  static override description = `Sign Stripe event fixtures with a program's webhook secret and post them to its webhook endpoint
+
+Each {{KEY}} placeholder is replaced (PROGRAM_ID is the --program value; others come from --set),
+the event gets a fresh id unless --keep-id, and the Stripe-Signature timestamp is the service
+clock's (PARTNERKIT_NOW when set). One line per file: HTTP status and outcome. Exits 1 when any
+delivery is not answered with 2xx.`;
+
+  static override examples = [
+    '<%= config.bin %> webhook replay fixtures/stripe --program 1 --set CLICK_ID=ck_1_… --set CUSTOMER_KEY=user_42 --set EMAIL=jenny@example.com',
+    '<%= config.bin %> webhook replay fixtures/stripe/checkout-one-time.json --program 1 --secret whsec_… --url http://localhost:3000 --set CLICK_ID=ck_1_… --set CUSTOMER_KEY=user_42 --json',
+  ];
+
+  static override strict = false;
+  static override args = { paths: Args.string({ description: 'fixture files, or directories of *.json files', required: true }) };
+  static override flags = {
+    program: Flags.integer({ description: 'program id (the {{PROGRAM_ID}} value and the endpoint)', required: true, min: 1 }),
+    secret: Flags.string({ description: "webhook signing secret (default: the program's, looked up through the admin API)" }),
+    set: Flags.string({ description: 'placeholder value, KEY=VALUE (repeatable)', multiple: true, multipleNonGreedy: true }),
+    'keep-id': Flags.boolean({ description: "keep each fixture's event id (a second replay is then a redelivery)", default: false }),
+  };
+
+  async run() {
+    const { argv, flags } = await this.parse(WebhookReplay);
+    const files = fixtureFiles(argv as string[]);
+    const values: Record<string, string> = { PROGRAM_ID: String(flags.program), ...this.placeholderValues(flags.set ?? []) };
+    const clock = clockFromEnv();
+    const showBar = files.length >= PROGRESS_BAR_FROM && Boolean(process.stderr.isTTY) && !this.jsonEnabled();
+
+    const deliveries = await this.withClient(flags, {}, async (client) => {
+      const secret = flags.secret ?? (await client.admin<ProgramView>('GET', `/programs/${flags.program}`)).webhookSecret;
+      const bar = showBar ? new cliProgress.SingleBar({ stream: process.stderr }, cliProgress.Presets.shades_classic) : undefined;
+      bar?.start(files.length, 0);
+      const results: Delivery[] = [];
+      for (const file of files) {
+        const delivery = await deliver(client, { file, programId: flags.program, secret, values, keepId: flags['keep-id'], clock });
+        results.push(delivery);
+        if (bar) bar.increment();
+        else if (!this.jsonEnabled()) this.log(describe(delivery));
+      }
+      bar?.stop();
+      return results;
+    });
+
+    if (showBar) for (const delivery of deliveries) this.log(describe(delivery));
+    const failed = deliveries.filter((d) => d.error !== null).length;
+    if (failed > 0) {
+      if (!this.jsonEnabled()) this.error(`${failed} of ${deliveries.length} deliveries failed`, { exit: 1 });
+      process.exitCode = 1;
+    }
+    return deliveries;
+  }
+
+  private placeholderValues(pairs: string[]): Record<string, string> {
+    const values: Record<string, string> = {};
+    for (const pair of pairs) {
+      const match = /^([A-Z0-9_]+)=(.*)$/s.exec(pair);
+      if (!match) this.error(`--set ${pair}: expected KEY=VALUE with KEY in A-Z, 0-9 and _`, { exit: 2 });
+      values[match[1]] = match[2];
+    }
+    return values;
+  }
+}
+
+type DeliveryInput = { file: string; programId: number; secret: string; values: Record<string, string>; keepId: boolean; clock: Clock };
+
+async function deliver(client: PartnerkitClient, input: DeliveryInput): Promise<Delivery> {
+  const delivery: Delivery = { file: input.file, eventId: null, status: null, outcome: null, reason: null, saleId: null, redelivery: null, error: null };
+  try {
+    let payload = fillPlaceholders(readFileSync(input.file, 'utf8'), input.values);
+    if (input.keepId) delivery.eventId = (JSON.parse(payload) as { id?: string }).id ?? null;
+    else ({ payload, eventId: delivery.eventId } = withFreshEventId(payload));
+    const signature = signStripePayload(payload, input.secret, Math.floor(input.clock.now().getTime() / 1000));
+    const result = await client.postStripeEvent(input.programId, payload, signature);
+    Object.assign(delivery, { status: 200, outcome: result.outcome, reason: result.reason, saleId: result.sale_id, redelivery: result.redelivery });
+  } catch (error) {
+    if (error instanceof PartnerkitError) Object.assign(delivery, { status: error.status, error: `${error.code}: ${error.message}` });
+    else delivery.error = (error as Error).message;
+  }
+  return delivery;
+}
+
+function describe(d: Delivery): string {
+  if (d.error !== null) return `${d.file}  ${d.status ?? '—'}  failed  ${d.error}`;
+  const reason = d.reason === null ? '' : ` (${d.reason})`;
+  const sale = d.saleId === null ? '' : `  sale ${d.saleId}`;
+  return `${d.file}  ${d.status}  ${d.outcome}${reason}${sale}${d.redelivery ? '  (redelivery)' : ''}`;
+}

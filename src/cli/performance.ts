@@ -1,0 +1,70 @@
+import type { PerformanceDay, PerformanceReport, Trend } from '../domain/performance.js';
+import { renderTable, type Column } from './output.js';
+
+const ARROWS: Record<Trend['trendDirection'], string> = { up: '▲', down: '▼', stable: '■' };
+
+const count = (n: number) => n.toLocaleString('en-US');
+const money = (n: number) => n.toFixed(2);
+const trendText = (t: Trend) => `${ARROWS[t.trendDirection]} ${t.trend.toFixed(1)}%`;
+
+/** A window as dates when it is whole UTC days, else as instants. */
+function span(from: string, to: string): string {
+  const wholeDays = from.endsWith('T00:00:00.000Z') && to.endsWith('T23:59:59.999Z');
+  return wholeDays ? `${from.slice(0, 10)} – ${to.slice(0, 10)}` : `${from} – ${to}`;
+}
+
+// Two-line headers keep eight columns of a 10-million-click demo inside 80 columns; `period`
+// repeats `date` (§2.5), so the table shows it once (the CSV and JSON keep both).
+const dayColumns: Column<PerformanceDay>[] = [
+  { header: 'Date', value: (d) => d.date },
+  { header: 'Clicks', value: (d) => count(d.clicks), align: 'right' },
+  { header: 'Leads', value: (d) => count(d.leads), align: 'right' },
+  { header: 'Conv-\nersions', value: (d) => count(d.conversions), align: 'right' },
+  { header: 'Revenue', value: (d) => money(d.revenue), align: 'right' },
+  { header: 'Part-\nners', value: (d) => count(d.partners), align: 'right' },
+  { header: 'Sales', value: (d) => count(d.sales), align: 'right' },
+  { header: 'Commis-\nsion', value: (d) => money(d.commission), align: 'right' },
+];
+
+type TotalRow = { metric: string; value: string; trend?: Trend };
+
+/** The report as text: a heading with the period's dates, one row per day, then totals with trends. */
+export function renderPerformance(programId: number, report: PerformanceReport): string {
+  const { meta, metrics: m } = report;
+  const totals: TotalRow[] = [
+    { metric: 'Clicks', value: count(m.totalClicks), trend: m.clicksTrend },
+    { metric: 'Leads (status lead)', value: count(m.totalLeads), trend: m.leadsTrend },
+    { metric: 'Conversions', value: count(m.totalConversions), trend: m.conversionsTrend },
+    { metric: 'Revenue', value: money(m.totalRevenue), trend: m.revenueTrend },
+    { metric: 'Partners', value: count(m.totalPartners), trend: m.partnersTrend },
+    { metric: 'Sales', value: count(m.totalSales), trend: m.salesTrend },
+    { metric: 'Commission', value: money(m.totalPartnersCommission), trend: m.commissionTrend },
+    { metric: 'Conversion rate', value: `${m.conversionRate.toFixed(2)}%` },
+    { metric: 'Average order value', value: money(m.averageOrderValue) },
+  ];
+  return [
+    `Program ${programId} performance, ${meta.period}: ${span(meta.dateFrom, meta.dateTo)} (UTC)`,
+    `Compared with ${span(meta.previousPeriod.dateFrom, meta.previousPeriod.dateTo)}`,
+    renderTable(dayColumns, report.data, { compact: true }),
+    'Totals',
+    renderTable<TotalRow>(
+      [
+        { header: 'Metric', value: (t) => t.metric },
+        { header: 'Total', value: (t) => t.value, align: 'right' },
+        { header: 'vs previous', value: (t) => (t.trend ? trendText(t.trend) : ''), align: 'right' },
+      ],
+      totals,
+      { compact: true },
+    ),
+  ].join('\n');
+}
+
+const CSV_FIELDS = ['date', 'period', 'clicks', 'leads', 'conversions', 'revenue', 'partners', 'sales', 'commission'] as const;
+
+/** A header line and one line per day; money with two decimals. */
+export function performanceCsv(report: PerformanceReport): string {
+  const lines = report.data.map((d) =>
+    CSV_FIELDS.map((field) => (field === 'revenue' || field === 'commission' ? money(d[field]) : String(d[field]))).join(','),
+  );
+  return [CSV_FIELDS.join(','), ...lines].join('\n');
+}

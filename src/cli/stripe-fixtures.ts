@@ -1,0 +1,44 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import Stripe from 'stripe';
+import { randomToken } from '../domain/secrets.js';
+
+/** The JSON files named: a directory stands for its *.json files, in name order. */
+export function fixtureFiles(paths: string[]): string[] {
+  return paths.flatMap((path) =>
+    statSync(path).isDirectory()
+      ? readdirSync(path).filter((name) => name.endsWith('.json')).sort().map((name) => join(path, name))
+      : [path],
+  );
+}
+
+/**
+ * Replaces every {{KEY}} with its value, escaped for a JSON string (placeholders stand inside
+ * strings, so a fixture stays valid JSON). A placeholder without a value is an error.
+ */
+export function fillPlaceholders(text: string, values: Record<string, string>): string {
+  const missing = new Set<string>();
+  const filled = text.replace(/\{\{([A-Z0-9_]+)\}\}/g, (placeholder, key: string) => {
+    if (!(key in values)) {
+      missing.add(key);
+      return placeholder;
+    }
+    return JSON.stringify(values[key]).slice(1, -1);
+  });
+  if (missing.size > 0) {
+    throw new Error(`no value for ${[...missing].map((k) => `{{${k}}}`).join(', ')}; pass --set ${[...missing][0]}=…`);
+  }
+  return filled;
+}
+
+/** The event with a new id, so Stripe-side deduplication by event id does not swallow a replay. */
+export function withFreshEventId(payload: string): { payload: string; eventId: string } {
+  const event = JSON.parse(payload) as { id?: string };
+  event.id = randomToken('evt_', 18);
+  return { payload: `${JSON.stringify(event, null, 2)}\n`, eventId: event.id };
+}
+
+/** A Stripe-Signature header over the exact payload, as Stripe computes it. */
+export function signStripePayload(payload: string, secret: string, timestampSeconds: number): string {
+  return Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp: timestampSeconds });
+}

@@ -1,0 +1,195 @@
+import { utc } from '@date-fns/utc';
+import { addDays, differenceInCalendarDays, endOfDay, startOfDay } from 'date-fns';
+import { AppError, invalidRequest } from '../errors.js';
+import { findMember } from '../store/members.js';
+import * as reports from '../store/reports.js';
+import type { PerformanceTotals } from '../store/reports.js';
+import type { Deps } from './deps.js';
+import { requireProgram } from './provisioning.js';
+
+export const PERIODS = ['7d', '30d', '90d', 'all'] as const;
+export type Period = (typeof PERIODS)[number];
+export const DEFAULT_PERIOD: Period = '7d';
+
+/** A custom range may span at most this many days, so one request cannot ask for millions of rows. */
+export const MAX_RANGE_DAYS = 3660;
+
+export type PerformanceQuery = { period?: Period; dateFrom?: string; dateTo?: string };
+
+/** Who asks for a report: the instance admin, or a user with a dashboard session. */
+export type Viewer = { kind: 'admin' } | { kind: 'user'; userId: number };
+
+/** The current and the comparison window of a report (DECISIONS §4), both inclusive. */
+export type ReportWindow = { period: Period | 'custom'; from: Date; to: Date; previousFrom: Date; previousTo: Date };
+
+export type Trend = { trend: number; trendDirection: 'up' | 'down' | 'stable' };
+
+export type PerformanceDay = {
+  date: string;
+  period: string;
+  clicks: number;
+  leads: number;
+  conversions: number;
+  revenue: number;
+  partners: number;
+  sales: number;
+  commission: number;
+};
+
+export type PerformanceReport = {
+  data: PerformanceDay[];
+  metrics: {
+    totalClicks: number;
+    totalLeads: number;
+    totalConversions: number;
+    totalRevenue: number;
+    conversionRate: number;
+    averageOrderValue: number;
+    totalPartners: number;
+    totalSales: number;
+    totalPartnersCommission: number;
+    clicksTrend: Trend;
+    leadsTrend: Trend;
+    conversionsTrend: Trend;
+    revenueTrend: Trend;
+    partnersTrend: Trend;
+    salesTrend: Trend;
+    commissionTrend: Trend;
+  };
+  meta: {
+    period: Period | 'custom';
+    dateFrom: string;
+    dateTo: string;
+    previousPeriod: { dateFrom: string; dateTo: string };
+  };
+};
+
+/**
+ * numerator / denominator rounded half away from zero to `decimals` places, computed in integers
+ * so that no float error can tip a half (DECISIONS §1).
+ */
+export function roundedRatio(numerator: number, denominator: number, decimals: number): number {
+  if (denominator === 0) throw new RangeError('division by zero');
+  const scale = 10n ** BigInt(decimals);
+  const n = BigInt(numerator) * scale;
+  const d = BigInt(denominator);
+  const abs = (x: bigint) => (x < 0n ? -x : x);
+  const quotient = (2n * abs(n) + abs(d)) / (2n * abs(d));
+  return Number((n < 0n) !== (d < 0n) ? -quotient : quotient) / Number(scale);
+}
+
+/** Dollars from integer cents: exact to two decimals. */
+export function dollars(cents: number): number {
+  return roundedRatio(cents, 100, 2);
+}
+
+/** The change versus the previous period (§2.5, DECISIONS §4). */
+export function trend(current: number, previous: number): Trend {
+  if (previous === 0) return current > 0 ? { trend: 100, trendDirection: 'up' } : { trend: 0, trendDirection: 'stable' };
+  const direction = current > previous ? 'up' : current < previous ? 'down' : 'stable';
+  return { trend: roundedRatio(Math.abs(current - previous) * 100, previous, 1), trendDirection: direction };
+}
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const HAS_OFFSET = /(?:Z|[+-]\d{2}(?::?\d{2})?)$/i;
+
+/** A date-only bound is the start (or end) of that UTC day; a date-time is taken as given (UTC without an offset). */
+function parseBound(value: string, end: boolean): Date {
+  if (DATE_ONLY.test(value)) {
+    const day = new Date(`${value}T00:00:00.000Z`);
+    return end ? endOfDay(day, { in: utc }) : day;
+  }
+  return new Date(HAS_OFFSET.test(value) ? value : `${value}Z`);
+}
+
+export type Range = { period: Period } | { period: 'custom'; from: Date; to: Date };
+
+/** Validates the query (400 invalid_request) before anything is looked up: a period, or a custom range. */
+export function requestedRange(query: PerformanceQuery): Range {
+  if (query.dateFrom === undefined && query.dateTo === undefined) return { period: query.period ?? DEFAULT_PERIOD };
+  if (query.dateFrom === undefined || query.dateTo === undefined) {
+    const missing = query.dateFrom === undefined ? 'dateFrom' : 'dateTo';
+    throw invalidRequest([{ field: missing, message: 'dateFrom and dateTo must be given together' }]);
+  }
+  const from = parseBound(query.dateFrom, false);
+  const to = parseBound(query.dateTo, true);
+  if (from > to) throw invalidRequest([{ field: 'dateFrom', message: 'dateFrom is after dateTo' }]);
+  if (differenceInCalendarDays(to, from, { in: utc }) >= MAX_RANGE_DAYS) {
+    throw invalidRequest([{ field: 'dateTo', message: `a custom range spans at most ${MAX_RANGE_DAYS} days` }]);
+  }
+  return { period: 'custom', from, to };
+}
+
+/**
+ * The report's windows: the N calendar days ending today, everything since the program's creation
+ * day, or the custom range; the previous window has the same length and ends 1 ms before the current.
+ */
+export function reportWindow(range: Range, now: Date, programCreatedAt: Date): ReportWindow {
+  let from: Date;
+  let to: Date;
+  if (range.period === 'custom') {
+    ({ from, to } = range);
+  } else {
+    to = endOfDay(now, { in: utc });
+    const firstDay = range.period === 'all' ? programCreatedAt : addDays(now, 1 - Number.parseInt(range.period, 10), { in: utc });
+    from = startOfDay(firstDay, { in: utc });
+  }
+  const previousTo = new Date(from.getTime() - 1);
+  const previousFrom = new Date(previousTo.getTime() - (to.getTime() - from.getTime()));
+  return { period: range.period, from, to, previousFrom, previousTo };
+}
+
+/** The response body from the per-day sums of the current window and the totals of both windows. */
+export function buildReport(window: ReportWindow, days: reports.PerformanceDayRow[], current: PerformanceTotals, previous: PerformanceTotals): PerformanceReport {
+  return {
+    data: days.map((d) => ({
+      date: d.day,
+      period: d.day,
+      clicks: d.clicks,
+      leads: d.leads,
+      conversions: d.conversions,
+      revenue: dollars(d.revenueCents),
+      partners: d.partners,
+      sales: 0, // §2.5: the daily sales field is always 0; paid sales are counted in metrics.totalSales
+      commission: dollars(d.commissionCents),
+    })),
+    metrics: {
+      totalClicks: current.clicks,
+      totalLeads: current.leadStatus,
+      totalConversions: current.conversions,
+      totalRevenue: dollars(current.revenueCents),
+      conversionRate: current.clicks === 0 ? 0 : roundedRatio(current.conversions * 100, current.clicks, 2),
+      averageOrderValue: current.conversions === 0 ? 0 : roundedRatio(current.revenueCents, current.conversions * 100, 2),
+      totalPartners: current.partners,
+      totalSales: current.sales,
+      totalPartnersCommission: dollars(current.commissionCents),
+      clicksTrend: trend(current.clicks, previous.clicks),
+      leadsTrend: trend(current.leadStatus, previous.leadStatus),
+      conversionsTrend: trend(current.conversions, previous.conversions),
+      revenueTrend: trend(current.revenueCents, previous.revenueCents),
+      partnersTrend: trend(current.partners, previous.partners),
+      salesTrend: trend(current.sales, previous.sales),
+      commissionTrend: trend(current.commissionCents, previous.commissionCents),
+    },
+    meta: {
+      period: window.period,
+      dateFrom: window.from.toISOString(),
+      dateTo: window.to.toISOString(),
+      previousPeriod: { dateFrom: window.previousFrom.toISOString(), dateTo: window.previousTo.toISOString() },
+    },
+  };
+}
+
+/** GET /api/tracking/performance/:programId after authentication and validation: 404, 403, then the report. */
+export async function performanceReport({ store, clock }: Deps, viewer: Viewer, programId: number, query: PerformanceQuery): Promise<PerformanceReport> {
+  const range = requestedRange(query);
+  return store.read(async (sql) => {
+    const program = await requireProgram(sql, programId);
+    if (viewer.kind === 'user' && (await findMember(sql, programId, viewer.userId))?.status !== 'active') {
+      throw new AppError('forbidden', `You are not an active member of program ${programId}`);
+    }
+    const window = reportWindow(range, clock.now(), program.created_at);
+    const { days, current, previous } = await reports.performance(sql, programId, window);
+    return buildReport(window, days, current, previous);
+  });
+}

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { AppError, invalidRequest } from '../../errors.js';
+import type { StripeEvent } from './event.js';
+
+/** DECISIONS §5: a signature timestamp more than 300 s older than the service clock is stale. */
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+// Loaded on the first webhook: the package takes about 130 ms to import, which every CLI command
+// building an in-process app would otherwise pay.
+let stripeModule: Promise<typeof import('stripe')> | undefined;
+
+const envelope = z.object({
+  id: z.string().min(1).max(255),
+  type: z.string().min(1).max(255),
+  created: z.number().optional(),
+  livemode: z.boolean().optional(),
+  data: z.object({ object: z.record(z.string(), z.unknown()) }),
+});
+
+function signatureError(error: unknown): AppError {
+  const message = error instanceof Error ? error.message : '';
+  if (/No stripe-signature header/i.test(message)) return new AppError('invalid_signature', 'Missing Stripe-Signature header');
+  if (/tolerance/i.test(message)) {
+    return new AppError('invalid_signature', `The signature timestamp is more than ${SIGNATURE_TOLERANCE_SECONDS} s old`);
+  }
+  return new AppError('invalid_signature', "The Stripe-Signature header does not match the body and this program's webhook secret");
+}
+
+/**
+ * Verifies the Stripe-Signature header over the raw body with the official library, measuring the
+ * tolerance against the service clock (`now`), and returns the event. Nothing is parsed before.
+ */
+export async function verifyStripeEvent(rawBody: Buffer, header: string | undefined, secret: string, now: Date): Promise<StripeEvent> {
+  const { default: Stripe } = await (stripeModule ??= import('stripe'));
+  let event: unknown;
+  try {
+    event = await Stripe.webhooks.constructEventAsync(rawBody, header ?? '', secret, SIGNATURE_TOLERANCE_SECONDS, undefined, now.getTime());
+  } catch (error) {
+    // Thrown by JSON.parse after the signature matched: a signed body that is not JSON.
+    if (error instanceof SyntaxError) throw invalidRequest([{ field: 'body', message: 'Body is not valid JSON' }]);
+    throw signatureError(error);
+  }
+  const parsed = envelope.safeParse(event);
+  if (!parsed.success) {
+    throw invalidRequest(parsed.error.issues.map((issue) => ({ field: issue.path.join('.') || 'body', message: issue.message })));
+  }
+  return parsed.data;
+}

@@ -1,0 +1,120 @@
+import {
+  DuckDBDataChunk,
+  DuckDBTimestampValue,
+  DuckDBTypeId,
+  type DuckDBAppender,
+  type DuckDBConnection,
+  type DuckDBType,
+  type DuckDBValue,
+} from '@duckdb/node-api';
+import type { Store } from './db.js';
+
+/** A column's values: numbers for BIGINT/INTEGER, epoch milliseconds or Date for TIMESTAMP. */
+export type ColumnValues = ArrayLike<Value>;
+
+const CHUNK_ROWS = 2048; // DuckDB's vector size: the most rows a data chunk holds
+
+type Value = string | number | boolean | Date | null;
+
+/** The converter of a column's JS values to DuckDB values; runs of one value reuse its conversion. */
+function converter(type: DuckDBType): (value: Value) => DuckDBValue {
+  const convert =
+    type.typeId === DuckDBTypeId.BIGINT
+      ? (value: Value) => BigInt(value as number)
+      : type.typeId === DuckDBTypeId.TIMESTAMP
+        ? (value: Value) => new DuckDBTimestampValue(BigInt(value instanceof Date ? value.getTime() : (value as number)) * 1000n)
+        : (value: Value) => value as DuckDBValue;
+  let last: Value = null;
+  let lastConverted: DuckDBValue = null;
+  return (value) => {
+    if (value === null) return null;
+    if (value !== last) {
+      last = value;
+      lastConverted = convert(value);
+    }
+    return lastConverted;
+  };
+}
+
+/**
+ * The demo loader's bulk path (DUCKDB.md: the appender is for bulk loads, never per request):
+ * one connection of its own and one transaction, so a failed load leaves nothing behind. Rows are
+ * appended a data chunk at a time, in the order given; callers give them in (program_id, time)
+ * order so reports can skip row groups by their zone maps.
+ */
+export class BulkLoad {
+  private readonly columns = new Map<string, { names: string[]; types: DuckDBType[]; appender: DuckDBAppender }>();
+
+  private constructor(
+    private readonly store: Store,
+    private readonly connection: DuckDBConnection,
+  ) {}
+
+  /** Runs `fn` inside one bulk transaction; commits when it resolves, rolls back when it throws. */
+  static async run<T>(store: Store, fn: (load: BulkLoad) => Promise<T>): Promise<T> {
+    const connection = await store.bulkConnection();
+    const load = new BulkLoad(store, connection);
+    try {
+      await connection.run('BEGIN TRANSACTION');
+      const result = await fn(load);
+      load.closeAppenders();
+      await connection.run('COMMIT');
+      return result;
+    } catch (error) {
+      try {
+        load.closeAppenders();
+      } catch {
+        // The failed flush is the error being reported; the rollback below discards everything.
+      }
+      await connection.run('ROLLBACK');
+      throw error;
+    } finally {
+      connection.closeSync();
+    }
+  }
+
+  /** The first of `count` consecutive ids of `table`, from the store's allocator so later live writes never collide. */
+  ids(table: string, count: number): Promise<number> {
+    return this.store.write((sql) => this.store.nextId(sql, table, count));
+  }
+
+  /** Appends `rowCount` rows given by column name; a column not given is NULL. */
+  async append(table: string, values: Record<string, ColumnValues>, rowCount: number): Promise<void> {
+    const { names, types, appender } = await this.table(table);
+    const converters = types.map(converter);
+    for (let offset = 0; offset < rowCount; offset += CHUNK_ROWS) {
+      const size = Math.min(CHUNK_ROWS, rowCount - offset);
+      const chunk = DuckDBDataChunk.create(types, size);
+      chunk.setColumns(
+        names.map((name, i) => {
+          const column = values[name];
+          const out = new Array<DuckDBValue>(size).fill(null);
+          if (column !== undefined) for (let row = 0; row < size; row++) out[row] = converters[i](column[offset + row]);
+          return out;
+        }),
+      );
+      appender.appendDataChunk(chunk);
+    }
+  }
+
+  private async table(table: string) {
+    let entry = this.columns.get(table);
+    if (!entry) {
+      const reader = await this.connection.runAndReadAll(
+        'SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position',
+        [table],
+      );
+      const appender = await this.connection.createAppender(table);
+      const names = reader.getRowObjectsJS().map((row) => String(row.column_name));
+      const types = names.map((_, i) => appender.columnType(i));
+      entry = { names, types, appender };
+      this.columns.set(table, entry);
+    }
+    return entry;
+  }
+
+  private closeAppenders(): void {
+    for (const { appender } of this.columns.values()) appender.closeSync();
+    this.columns.clear();
+  }
+}

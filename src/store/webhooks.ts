@@ -1,0 +1,84 @@
+import type { Sql } from './db.js';
+import type { CustomerRow } from './tracking.js';
+
+export type WebhookOutcome = 'recorded' | 'skipped' | 'ignored';
+
+export type WebhookEventRow = {
+  program_id: number;
+  event_id: string;
+  type: string;
+  outcome: WebhookOutcome;
+  reason: string | null;
+  sale_id: number | null;
+  received_at: Date;
+  /** The verified request body as received. */
+  payload: string;
+};
+
+export type WebhookEventSummary = Omit<WebhookEventRow, 'payload'>;
+
+/** The events' one-column unique key (single-column keys are index lookups in DuckDB). */
+function eventKey(programId: number, eventId: string): string {
+  return `${programId}:${eventId}`;
+}
+
+export function findWebhookEvent(sql: Sql, programId: number, eventId: string): Promise<WebhookEventSummary | undefined> {
+  return sql.one<WebhookEventSummary>(
+    'SELECT program_id, event_id, type, outcome, reason, sale_id, received_at FROM webhook_events WHERE event_key = $1',
+    [eventKey(programId, eventId)],
+  );
+}
+
+export async function insertWebhookEvent(sql: Sql, e: WebhookEventRow): Promise<void> {
+  await sql.run(
+    `INSERT INTO webhook_events (event_key, program_id, event_id, type, outcome, reason, sale_id, received_at, payload)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [eventKey(e.program_id, e.event_id), e.program_id, e.event_id, e.type, e.outcome, e.reason, e.sale_id, e.received_at, e.payload],
+  );
+}
+
+/** Newest first; events of one instant (a pinned clock) in reverse arrival order. */
+export function listWebhookEvents(sql: Sql, programId: number, limit: number): Promise<WebhookEventSummary[]> {
+  return sql.all<WebhookEventSummary>(
+    `SELECT program_id, event_id, type, outcome, reason, sale_id, received_at FROM webhook_events
+     WHERE program_id = $1 ORDER BY received_at DESC, rowid DESC LIMIT $2`,
+    [programId, limit],
+  );
+}
+
+/** The most recent lead with this e-mail (leads store it lower-cased). */
+export function findCustomerByEmail(sql: Sql, programId: number, email: string): Promise<CustomerRow | undefined> {
+  return sql.one<CustomerRow>(
+    'SELECT * FROM customers WHERE program_id = $1 AND email = $2 ORDER BY signup_date DESC, id DESC LIMIT 1',
+    [programId, email.toLowerCase()],
+  );
+}
+
+export function findCustomerByProviderId(sql: Sql, programId: number, providerCustomerId: string): Promise<CustomerRow | undefined> {
+  return sql.one<CustomerRow>(
+    'SELECT * FROM customers WHERE program_id = $1 AND provider_customer_id = $2 ORDER BY id LIMIT 1',
+    [programId, providerCustomerId],
+  );
+}
+
+/** The customer of the subscription's first recorded sale. */
+export function findCustomerBySubscription(sql: Sql, programId: number, subscriptionId: string): Promise<CustomerRow | undefined> {
+  return sql.one<CustomerRow>(
+    `SELECT c.* FROM sale_events s JOIN customers c ON c.id = s.customer_id
+     WHERE s.program_id = $1 AND s.subscription_id = $2 ORDER BY s.id LIMIT 1`,
+    [programId, subscriptionId],
+  );
+}
+
+/** Remembers the provider's customer id on the first attributed session; an existing link is kept. */
+export async function linkProviderCustomer(sql: Sql, customerId: number, providerCustomerId: string): Promise<void> {
+  await sql.run('UPDATE customers SET provider_customer_id = $2 WHERE id = $1 AND provider_customer_id IS NULL', [
+    customerId,
+    providerCustomerId,
+  ]);
+}
+
+/** The program's signing secret becomes the one Stripe shows for its webhook endpoint. */
+export async function setWebhookSecret(sql: Sql, programId: number, secret: string): Promise<void> {
+  await sql.run('UPDATE programs SET webhook_secret = $2 WHERE id = $1', [programId, secret]);
+}

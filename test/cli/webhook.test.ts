@@ -1,0 +1,121 @@
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { Store } from '../../src/store/db.js';
+import { cliEnv, runCli, runJson, startServe, tempDataDir } from '../helpers/cli.js';
+import { FIXTURES } from '../helpers/stripe.js';
+
+/** A data dir with program 1, an enrolled partner and lead user_42 (e-mail jenny@shop.example). */
+async function merchant() {
+  const dir = tempDataDir();
+  const env = cliEnv(dir, { PARTNERKIT_NOW: '2026-03-01T12:00:00Z' });
+  const program = await runJson(['program', 'create', '--name', 'Shop'], env);
+  await runJson(['partner', 'create', '--name', 'Jane', '--email', 'jane@example.com'], env);
+  const { refCode } = await runJson(['partner', 'enroll', '--program', '1', '--partner', '1'], env);
+  const { clickId } = await runJson(['click', 'record', '--ref', refCode], env);
+  await runJson(['lead', 'track', '--api-key', program.apiKey, '--customer-key', 'user_42', '--click-id', clickId, '--email', 'jenny@shop.example'], env);
+  const set = ['--set', `CLICK_ID=${clickId}`, '--set', 'CUSTOMER_KEY=user_42', '--set', 'EMAIL=Jenny@Shop.example'];
+  return { dir, env, program, set };
+}
+
+/** Each test spawns about ten CLI processes; shared 2-core machines make that slow. */
+const CLI_TIMEOUT = 120_000;
+
+const file = (name: string) => join(FIXTURES, `${name}.json`);
+
+async function saleTotals(dir: string) {
+  const store = await Store.open(join(dir, 'partnerkit.duckdb'));
+  try {
+    return await store.read((sql) => sql.one<{ sales: number; revenue: number | null }>('SELECT count(*) AS sales, sum(amount_cents) AS revenue FROM sale_events'));
+  } finally {
+    await store.close();
+  }
+}
+
+describe('partnerkit webhook replay / webhook events', () => {
+  test('replays the fixture directory in-process: one line per file, a replay again records nothing twice', async () => {
+    const { dir, env, set } = await merchant();
+    const first = await runCli(['webhook', 'replay', FIXTURES, '--program', '1', ...set], env);
+    expect(first.code).toBe(0);
+    const lines = first.stdout.trim().split('\n').map((line) => line.replace(FIXTURES + '/', ''));
+    expect(lines).toEqual([
+      'checkout-async-pending.json  200  skipped (payment_not_completed)',
+      'checkout-async-succeeded.json  200  recorded  sale 1',
+      'checkout-email-fallback.json  200  recorded  sale 2',
+      'checkout-one-time.json  200  recorded  sale 3',
+      'checkout-subscription.json  200  recorded  sale 4',
+      'customer-created.json  200  ignored (unhandled_event_type)',
+      'invoice-first.json  200  skipped (not_subscription_cycle)',
+      'invoice-paid-renewal.json  200  recorded  sale 5',
+      'invoice-renewal-legacy.json  200  recorded  sale 6',
+      'invoice-renewal-no-metadata.json  200  recorded  sale 7',
+      'invoice-renewal.json  200  recorded  sale 8',
+      'invoice-zero-amount.json  200  skipped (non_positive_amount)',
+    ]);
+    expect(await saleTotals(dir)).toEqual({ sales: 8, revenue: 9900 + 1999 + 5499 + 2900 + 2900 + 2900 + 2900 + 3190 });
+
+    // Fresh event ids: every event is new to partnerkit, every payment is already recorded.
+    const again = await runJson<Array<{ eventId: string; status: number; outcome: string; reason: string | null; saleId: number | null }>>(
+      ['webhook', 'replay', file('checkout-one-time'), file('invoice-renewal'), '--program', '1', ...set], env,
+    );
+    expect(again.map(({ status, outcome, reason, saleId }) => ({ status, outcome, reason, saleId }))).toEqual([
+      { status: 200, outcome: 'recorded', reason: 'already_recorded', saleId: 3 },
+      { status: 200, outcome: 'recorded', reason: 'already_recorded', saleId: 8 },
+    ]);
+    expect(again[0].eventId).toMatch(/^evt_/);
+    expect(again[0].eventId).not.toBe('evt_1RpkOneTimeQm2LdVhC1');
+    expect(await saleTotals(dir)).toMatchObject({ sales: 8 });
+
+    const events = await runJson(['webhook', 'events', '--program', '1', '--limit', '3'], env);
+    expect(events.map((e: { eventId: string; reason: string | null; saleId: number }) => [e.eventId, e.reason, e.saleId])).toEqual([
+      [again[1].eventId, 'already_recorded', 8],
+      [again[0].eventId, 'already_recorded', 3],
+      [expect.stringMatching(/^evt_/), 'non_positive_amount', null],
+    ]);
+    const table = await runCli(['webhook', 'events', '--program', '1', '--limit', '1'], env);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain('invoice.payment_succeeded');
+    expect(table.stdout).toContain('already_recorded');
+  }, CLI_TIMEOUT);
+
+  test('a failed delivery exits 1: wrong secret, a placeholder without a value; the other files are still sent', async () => {
+    const { env, set } = await merchant();
+    const wrong = await runCli(['webhook', 'replay', file('checkout-one-time'), '--program', '1', '--secret', 'whsec_wrong', ...set, '--json'], env);
+    expect(wrong.code).toBe(1);
+    expect(JSON.parse(wrong.stdout)).toEqual([
+      {
+        file: file('checkout-one-time'), eventId: expect.stringMatching(/^evt_/), status: 400, outcome: null, reason: null, saleId: null, redelivery: null,
+        error: "invalid_signature: The Stripe-Signature header does not match the body and this program's webhook secret",
+      },
+    ]);
+
+    const partial = await runCli(
+      ['webhook', 'replay', file('checkout-email-fallback'), file('checkout-one-time'), '--program', '1', '--set', 'CLICK_ID=ck_1_none', '--set', 'CUSTOMER_KEY=user_42'],
+      env,
+    );
+    expect(partial.code).toBe(1);
+    expect(partial.stdout.trim().split('\n')).toEqual([
+      `${file('checkout-email-fallback')}  —  failed  no value for {{EMAIL}}; pass --set EMAIL=…`,
+      `${file('checkout-one-time')}  200  recorded  sale 1`,
+    ]);
+    expect(partial.stderr).toContain('1 of 2 deliveries failed');
+  }, CLI_TIMEOUT);
+
+  test('through a running server (PARTNERKIT_NOW pinned on both sides); --keep-id makes the second replay a redelivery', async () => {
+    const { dir, env, set } = await merchant();
+    const server = await startServe(dir, [], { PARTNERKIT_NOW: '2026-03-01T12:00:00Z' });
+    const args = ['webhook', 'replay', file('checkout-subscription'), file('invoice-first'), '--program', '1', '--keep-id', ...set];
+    const first = await runJson(args, env);
+    const second = await runJson([...args, '--url', server.url], env);
+    expect(first.map((d: { eventId: string; outcome: string; saleId: number | null }) => [d.eventId, d.outcome, d.saleId])).toEqual([
+      ['evt_1RpkSubscriptionQm2LdVhD2', 'recorded', 1],
+      ['evt_1RpkFirstInvoiceQm2LdVhH6', 'skipped', null],
+    ]);
+    expect(second.map((d: { outcome: string; saleId: number | null; reason: string | null; redelivery: boolean }) => [d.outcome, d.reason, d.saleId, d.redelivery])).toEqual([
+      ['recorded', null, 1, true],
+      ['skipped', 'not_subscription_cycle', null, true],
+    ]);
+    expect(await runJson(['webhook', 'events', '--program', '1'], env)).toHaveLength(2);
+    expect(await server.stop()).toBe(0);
+    expect(await saleTotals(dir)).toEqual({ sales: 1, revenue: 2900 });
+  }, CLI_TIMEOUT);
+});

@@ -1,0 +1,308 @@
+import { describe, expect, test } from 'vitest';
+import { buildTestApp, ADMIN_TOKEN, type ProgramFixture, type TestApp } from '../helpers/app.js';
+
+const NOW = '2026-03-10T15:00:00.000Z';
+
+function get(t: TestApp, url: string, token: string | null = ADMIN_TOKEN) {
+  return t.app.inject({ method: 'GET', url, headers: token === null ? {} : { authorization: `Bearer ${token}` } });
+}
+
+async function click(t: TestApp, program: ProgramFixture, test = false): Promise<string> {
+  const response = await t.post('/api/v1/track/click', { ref: program.refCode, test });
+  expect(response.statusCode).toBe(200);
+  return response.json().click_id;
+}
+
+async function clicks(t: TestApp, program: ProgramFixture, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) ids.push(await click(t, program));
+  return ids;
+}
+
+async function lead(t: TestApp, program: ProgramFixture, customerKey: string, clickId: string): Promise<void> {
+  const response = await t.post('/api/v1/track/lead', { customer_key: customerKey, click_id: clickId }, program.apiKey);
+  expect(response.statusCode).toBe(200);
+}
+
+async function sale(t: TestApp, program: ProgramFixture, body: Record<string, unknown>, apiKey = program.apiKey): Promise<void> {
+  const response = await t.post('/api/v1/track/sale', body, apiKey);
+  expect(response.statusCode, response.body).toBe(200);
+}
+
+async function enroll(t: TestApp, program: ProgramFixture, email: string): Promise<void> {
+  const partner = await t.admin('POST', '/partners', { name: email, email });
+  await t.admin('POST', `/programs/${program.id}/partners`, { partnerId: partner.id });
+}
+
+/**
+ * A hand-built history around 2026-03-10 (the 7d window is 03-04..03-10, the previous one
+ * 02-25..03-03), with a second program and test-mode data on the same days that must not count.
+ */
+async function history() {
+  const t = await buildTestApp({ now: '2026-02-20T09:00:00.000Z' });
+  const a = await t.program();
+  const b = await t.program({ name: 'Other program' });
+
+  t.clock.set('2026-02-26T10:00:00.000Z');
+  const early = await clicks(t, a, 5);
+  await lead(t, a, 'c1', early[0]);
+  await lead(t, a, 'c2', early[1]);
+  const other = await clicks(t, b, 2);
+  await lead(t, b, 'b1', other[0]);
+
+  t.clock.set('2026-02-27T10:00:00.000Z');
+  await sale(t, a, { transaction_id: 't2', amount_cents: 3000, customer_key: 'c2' });
+
+  t.clock.set('2026-02-28T10:00:00.000Z');
+  await enroll(t, a, 'p2@example.com');
+
+  t.clock.set('2026-03-01T10:00:00.000Z');
+  await clicks(t, a, 3);
+
+  t.clock.set('2026-03-04T12:00:00.000Z');
+  const march4 = await clicks(t, a, 2);
+  await lead(t, a, 'c3', march4[0]);
+  await sale(t, a, { transaction_id: 't1', amount_cents: 4999, customer_key: 'c1', sale_type: 'subscription', subscription_id: 'sub_1' });
+  // Test mode and the other program, on days the report covers: never counted.
+  const testClick = await click(t, a, true);
+  await sale(t, a, { transaction_id: 'tt1', amount_cents: 100_000, click_id: testClick }, a.testApiKey);
+  await sale(t, a, { transaction_id: 'tt2', amount_cents: 100_000, customer_key: 'c3', additional_data: { test_mode: true } });
+  await sale(t, a, { transaction_id: 'tt3', amount_cents: 100_000, customer_key: 'c3', livemode: false });
+  await sale(t, b, { transaction_id: 'b-t1', amount_cents: 777_777, customer_key: 'b1' });
+  await clicks(t, b, 4);
+
+  t.clock.set('2026-03-05T10:00:00.000Z');
+  await enroll(t, a, 'p3@example.com');
+
+  t.clock.set('2026-03-06T07:00:00.000Z');
+  const march6 = await clicks(t, a, 3);
+  await lead(t, a, 'c4', march6[0]);
+  await lead(t, a, 'c5', march6[1]);
+  t.clock.set('2026-03-06T08:00:00.000Z');
+  await sale(t, a, { transaction_id: 't4', amount_cents: 2500, customer_key: 'c4' });
+  t.clock.set('2026-03-06T09:00:00.000Z');
+  // Paid the evening before: revenue counts on 03-05 (occurred_at), the conversion and commission on 03-06.
+  await sale(t, a, { transaction_id: 't3', amount_cents: 10_001, customer_key: 'c3', occurred_at: '2026-03-05T23:30:00Z' });
+
+  t.clock.set('2026-03-08T10:00:00.000Z');
+  await sale(t, a, {
+    transaction_id: 't1-r1', amount_cents: 4999, customer_key: 'c1', sale_type: 'subscription', subscription_id: 'sub_1', is_recurring: true,
+  });
+
+  t.clock.set(NOW);
+  await click(t, a);
+  return { t, a, b };
+}
+
+const meta = (period: string, dateFrom: string, dateTo: string, previousFrom: string, previousTo: string) => ({
+  period, dateFrom, dateTo, previousPeriod: { dateFrom: previousFrom, dateTo: previousTo },
+});
+
+const zero = { clicks: 0, leads: 0, conversions: 0, revenue: 0, partners: 0, sales: 0, commission: 0 };
+const day = (date: string, values: Partial<typeof zero> = {}) => ({ date, period: date, ...zero, ...values });
+
+describe('GET /api/tracking/performance/:programId', () => {
+  test('7d (the default): one row per day, every metric and trend, test data and other programs left out', async () => {
+    const { t, a } = await history();
+    const response = await get(t, `/api/tracking/performance/${a.id}`);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      data: [
+        day('2026-03-04', { clicks: 2, leads: 1, conversions: 1, revenue: 49.99, commission: 10 }),
+        day('2026-03-05', { revenue: 100.01, partners: 1 }),
+        day('2026-03-06', { clicks: 3, leads: 2, conversions: 2, revenue: 25, commission: 25 }),
+        day('2026-03-07'),
+        day('2026-03-08', { revenue: 49.99, commission: 10 }),
+        day('2026-03-09'),
+        day('2026-03-10', { clicks: 1 }),
+      ],
+      metrics: {
+        totalClicks: 6,
+        totalLeads: 1,
+        totalConversions: 3,
+        totalRevenue: 224.99,
+        conversionRate: 50,
+        averageOrderValue: 75,
+        totalPartners: 1,
+        totalSales: 4,
+        totalPartnersCommission: 45,
+        clicksTrend: { trend: 25, trendDirection: 'down' },
+        leadsTrend: { trend: 100, trendDirection: 'up' },
+        conversionsTrend: { trend: 200, trendDirection: 'up' },
+        revenueTrend: { trend: 650, trendDirection: 'up' },
+        partnersTrend: { trend: 0, trendDirection: 'stable' },
+        salesTrend: { trend: 300, trendDirection: 'up' },
+        commissionTrend: { trend: 650, trendDirection: 'up' },
+      },
+      meta: meta('7d', '2026-03-04T00:00:00.000Z', '2026-03-10T23:59:59.999Z', '2026-02-25T00:00:00.000Z', '2026-03-03T23:59:59.999Z'),
+    });
+  });
+
+  test('a custom date-only range: whole UTC days, previous window of equal length', async () => {
+    const { t, a } = await history();
+    const body = (await get(t, `/api/tracking/performance/${a.id}?dateFrom=2026-02-26&dateTo=2026-03-01&period=90d`)).json();
+    expect(body.meta).toEqual(meta('custom', '2026-02-26T00:00:00.000Z', '2026-03-01T23:59:59.999Z', '2026-02-22T00:00:00.000Z', '2026-02-25T23:59:59.999Z'));
+    expect(body.data).toEqual([
+      day('2026-02-26', { clicks: 5, leads: 2 }),
+      day('2026-02-27', { conversions: 1, revenue: 30, commission: 6 }),
+      day('2026-02-28', { partners: 1 }),
+      day('2026-03-01', { clicks: 3 }),
+    ]);
+    expect(body.metrics).toMatchObject({
+      totalClicks: 8, totalLeads: 0, totalConversions: 1, totalRevenue: 30, conversionRate: 12.5, averageOrderValue: 30,
+      totalPartners: 1, totalSales: 1, totalPartnersCommission: 6,
+      clicksTrend: { trend: 100, trendDirection: 'up' }, // previous 0
+      leadsTrend: { trend: 0, trendDirection: 'stable' }, // both 0
+      salesTrend: { trend: 100, trendDirection: 'up' },
+    });
+  });
+
+  test('a custom date-time range is taken as given; rows are its UTC days, counting only events inside it', async () => {
+    const { t, a } = await history();
+    const body = (await get(t, `/api/tracking/performance/${a.id}?dateFrom=2026-03-04T12:00:00.500Z&dateTo=2026-03-06T07:00:00%2B00:00`)).json();
+    expect(body.meta).toEqual(meta('custom', '2026-03-04T12:00:00.500Z', '2026-03-06T07:00:00.000Z', '2026-03-02T17:00:00.999Z', '2026-03-04T12:00:00.499Z'));
+    // 03-04's clicks, lead and sale at 12:00:00.000 fall just before the range (previous window);
+    // 03-06's clicks and leads at 07:00:00.000 are inside it (both bounds inclusive), its sales after it.
+    expect(body.data).toEqual([
+      day('2026-03-04'),
+      day('2026-03-05', { revenue: 100.01, partners: 1 }),
+      day('2026-03-06', { clicks: 3, leads: 2 }),
+    ]);
+    expect(body.metrics).toMatchObject({
+      totalClicks: 3, totalConversions: 0, totalRevenue: 100.01, totalSales: 1, averageOrderValue: 0,
+      clicksTrend: { trend: 50, trendDirection: 'up' },
+      conversionsTrend: { trend: 100, trendDirection: 'down' },
+      revenueTrend: { trend: 100.1, trendDirection: 'up' },
+      commissionTrend: { trend: 100, trendDirection: 'down' },
+    });
+  });
+
+  test.each([
+    ['7d', '2026-03-04', '2026-02-25T00:00:00.000Z', '2026-03-03T23:59:59.999Z', 7],
+    ['30d', '2026-02-09', '2026-01-10T00:00:00.000Z', '2026-02-08T23:59:59.999Z', 30],
+    ['90d', '2025-12-11', '2025-09-12T00:00:00.000Z', '2025-12-10T23:59:59.999Z', 90],
+    ['all', '2026-02-20', '2026-02-01T00:00:00.000Z', '2026-02-19T23:59:59.999Z', 19],
+  ])('period=%s: meta dates and one row per day', async (period, firstDay, previousFrom, previousTo, rows) => {
+    const t = await buildTestApp({ now: '2026-02-20T09:00:00.000Z' });
+    const program = await t.program();
+    t.clock.set(NOW);
+    const body = (await get(t, `/api/tracking/performance/${program.id}?period=${period}`)).json();
+    expect(body.meta).toEqual(meta(period, `${firstDay}T00:00:00.000Z`, '2026-03-10T23:59:59.999Z', previousFrom, previousTo));
+    expect(body.data).toHaveLength(rows);
+    expect(body.data[0].date).toBe(firstDay);
+    expect(body.data.at(-1).date).toBe('2026-03-10');
+    // The enrollment at creation (02-20) is the only event; the 7d window does not reach back to it.
+    const partners = period === '7d' ? 0 : 1;
+    expect(body.metrics.totalPartners).toBe(partners);
+    expect(body.metrics.partnersTrend).toEqual(partners ? { trend: 100, trendDirection: 'up' } : { trend: 0, trendDirection: 'stable' });
+    expect(body.metrics.clicksTrend).toEqual({ trend: 0, trendDirection: 'stable' });
+    expect(body.metrics.conversionRate).toBe(0);
+    expect(body.metrics.averageOrderValue).toBe(0);
+  });
+
+  test('a dashboard session of an active member sees the report; expiry follows the clock', async () => {
+    const { t, a } = await history();
+    await t.admin('POST', `/programs/${a.id}/members`, { email: 'analyst@example.com' });
+    const { token } = await t.admin('POST', '/sessions', { email: 'analyst@example.com', ttlHours: 2 });
+    const ok = await get(t, `/api/tracking/performance/${a.id}`, token);
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().metrics.totalClicks).toBe(6);
+    t.clock.set('2026-03-10T17:00:00.000Z');
+    expect((await get(t, `/api/tracking/performance/${a.id}`, token)).statusCode).toBe(401);
+  });
+
+  describe('errors, in the order 401, 400, 404, 403', () => {
+    const unauthorized = (message: string) => ({
+      data: null, error: { status: 401, name: 'UnauthorizedError', message, details: null, code: 'unauthorized' },
+    });
+    const noSession = 'No valid dashboard session: the token is unknown or expired (program API keys are not accepted here)';
+
+    test('no Authorization header is 401 even with a bad query and an unknown program', async () => {
+      const t = await buildTestApp();
+      const response = await get(t, '/api/tracking/performance/999?period=1y', null);
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toEqual(unauthorized('Missing or malformed Authorization header; send Authorization: Bearer <session token>'));
+    });
+
+    test('an unknown token, and a program API key, are 401', async () => {
+      const t = await buildTestApp();
+      const program = await t.program();
+      for (const token of ['pks_nope', program.apiKey, program.testApiKey]) {
+        const response = await get(t, `/api/tracking/performance/${program.id}`, token);
+        expect(response.statusCode).toBe(401);
+        expect(response.json()).toEqual(unauthorized(noSession));
+      }
+    });
+
+    test.each([
+      ['programId not a number', '/api/tracking/performance/abc', 'programId'],
+      ['programId 0', '/api/tracking/performance/0', 'programId'],
+      ['unknown period', '/api/tracking/performance/999?period=1y', 'period'],
+      ['malformed dateFrom', '/api/tracking/performance/999?dateFrom=yesterday&dateTo=2026-03-01', 'dateFrom'],
+      ['impossible dateTo', '/api/tracking/performance/999?dateFrom=2026-02-01&dateTo=2026-02-30', 'dateTo'],
+      ['only dateFrom', '/api/tracking/performance/999?dateFrom=2026-02-01', 'dateTo'],
+      ['only dateTo', '/api/tracking/performance/999?dateTo=2026-02-01', 'dateFrom'],
+      ['dateFrom after dateTo', '/api/tracking/performance/999?dateFrom=2026-02-02&dateTo=2026-02-01', 'dateFrom'],
+      ['a range over ten years', '/api/tracking/performance/999?dateFrom=2000-01-01&dateTo=2026-02-01', 'dateTo'],
+    ])('%s is 400 invalid_request naming the field, before the 404', async (_name, url, field) => {
+      const t = await buildTestApp();
+      const response = await get(t, url);
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({ data: null, error: { status: 400, name: 'ValidationError', code: 'invalid_request' } });
+      expect(response.json().error.details.fields.map((f: { field: string }) => f.field)).toEqual([field]);
+    });
+
+    test('an unknown program is 404, also for a user who is a member elsewhere', async () => {
+      const t = await buildTestApp();
+      const program = await t.program();
+      await t.admin('POST', `/programs/${program.id}/members`, { email: 'analyst@example.com' });
+      const { token } = await t.admin('POST', '/sessions', { email: 'analyst@example.com' });
+      for (const credential of [ADMIN_TOKEN, token]) {
+        const response = await get(t, '/api/tracking/performance/999', credential);
+        expect(response.statusCode).toBe(404);
+        expect(response.json()).toEqual({
+          data: null, error: { status: 404, name: 'NotFoundError', message: 'Program 999 not found', details: null, code: 'not_found' },
+        });
+      }
+    });
+
+    test('a user who is not an active member of the program is 403', async () => {
+      const t = await buildTestApp();
+      const mine = await t.program();
+      const theirs = await t.program();
+      await t.admin('POST', `/programs/${mine.id}/members`, { email: 'analyst@example.com' });
+      await t.admin('POST', `/programs/${theirs.id}/members`, { email: 'former@example.com' });
+      await t.admin('POST', `/programs/${theirs.id}/members/remove`, { email: 'former@example.com' });
+      const forbidden = (message: string) => ({
+        data: null, error: { status: 403, name: 'ForbiddenError', message, details: null, code: 'forbidden' },
+      });
+      for (const email of ['analyst@example.com', 'former@example.com']) {
+        const { token } = await t.admin('POST', '/sessions', { email });
+        const response = await get(t, `/api/tracking/performance/${theirs.id}`, token);
+        expect(response.statusCode).toBe(403);
+        expect(response.json()).toEqual(forbidden(`You are not an active member of program ${theirs.id}`));
+      }
+    });
+  });
+});
+
+describe('POST /api/admin/demo (the demo loader inside a running server)', () => {
+  test('loads a deterministic history the report then shows; needs the admin token', async () => {
+    const t = await buildTestApp({ now: NOW });
+    const denied = await t.post('/api/admin/demo', { days: 5, clicks: 500, seed: 3 });
+    expect(denied.statusCode).toBe(401);
+    const first = await t.admin('POST', '/demo', { days: 5, clicks: 500, seed: 3 });
+    const second = await t.admin('POST', '/demo', { days: 5, clicks: 500, seed: 3 });
+    expect(second.counts).toEqual(first.counts);
+    expect(first).toMatchObject({ from: '2026-03-06T00:00:00.000Z', to: NOW, memberEmail: 'demo@partnerkit.local' });
+    const reports = await Promise.all(
+      [first, second].map(async (demo) => (await get(t, `/api/tracking/performance/${demo.programId}?period=all`, demo.sessionToken)).json()),
+    );
+    expect(reports[0].metrics.totalClicks).toBe(500);
+    expect(reports[0].metrics.totalSales).toBe(first.counts.sales);
+    expect(reports[1]).toEqual(reports[0]);
+    // Ids came from the allocator: a live click after the load does not collide.
+    const program = await t.program();
+    expect((await t.post('/api/v1/track/click', { ref: program.refCode })).json().click_id).toMatch(/^ck_1001_/);
+  });
+});
