@@ -12,6 +12,21 @@ export type Currency = (typeof CURRENCIES)[number];
 const MAX_PAST_MS = 30 * 24 * 60 * 60 * 1000;
 const MAX_FUTURE_MS = 5 * 60 * 1000;
 const LINE_ITEMS_MAX_BYTES = 64 * 1024;
+const LINE_ITEMS_MAX_DEPTH = 32;
+
+/** Nesting depth of a JSON value, without recursion: a 64 KiB body can nest 30,000 levels. */
+function depth(value: unknown): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, level] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    deepest = Math.max(deepest, level);
+    if (deepest > LINE_ITEMS_MAX_DEPTH) return deepest;
+    for (const child of Object.values(node)) stack.push([child, level + 1]);
+  }
+  return deepest;
+}
 
 const key = z.string().min(1).max(255);
 
@@ -31,6 +46,7 @@ export function saleRequestSchema(clock: Clock) {
     sale_type: z.enum(['payment', 'subscription']).optional(),
     line_items: z
       .unknown()
+      .refine((value) => depth(value) <= LINE_ITEMS_MAX_DEPTH, { message: `line_items may nest at most ${LINE_ITEMS_MAX_DEPTH} levels`, abort: true })
       .refine((value) => JSON.stringify(value ?? null).length <= LINE_ITEMS_MAX_BYTES, 'line_items must be at most 64 KiB')
       .optional(),
     is_recurring: z.boolean().optional(),
@@ -47,7 +63,8 @@ export function saleRequestSchema(clock: Clock) {
     provider: z.enum(PROVIDERS).optional(),
     provider_payment_id: z.string().min(1).max(255).optional(),
     livemode: z.boolean().optional().describe('false records a test sale'),
-    additional_data: z.looseObject({ test_mode: z.boolean().optional() }).optional(),
+    // Only test_mode is read; other keys are dropped rather than stored.
+    additional_data: z.object({ test_mode: z.boolean().optional() }).optional(),
   });
 }
 

@@ -78,7 +78,7 @@ export function insertSaleEvents(sql: Sql, rows: SaleEventRow[]): Promise<void> 
     ['id', 'BIGINT'], ['program_id', 'BIGINT'], ['customer_id', 'BIGINT'], ['partner_program_id', 'BIGINT'], ['transaction_id', 'VARCHAR'],
     ['amount_cents', 'BIGINT'], ['tax_cents', 'BIGINT'], ['currency', 'VARCHAR'], ['sale_type', 'VARCHAR'], ['is_recurring', 'BOOLEAN'],
     ['subscription_id', 'VARCHAR'], ['subscription_interval', 'VARCHAR'], ['product_id', 'VARCHAR'], ['provider', 'VARCHAR'],
-    ['provider_payment_id', 'VARCHAR'], ['line_items', 'JSON'], ['source', 'VARCHAR'], ['status', 'VARCHAR'], ['occurred_at', 'TIMESTAMP'],
+    ['provider_payment_id', 'VARCHAR'], ['line_items', 'VARCHAR'], ['source', 'VARCHAR'], ['status', 'VARCHAR'], ['occurred_at', 'TIMESTAMP'],
     ['received_at', 'TIMESTAMP'],
   ], rows);
 }
@@ -93,7 +93,7 @@ export function insertCommissions(sql: Sql, rows: CommissionRow[]): Promise<void
 export function insertTestSales(sql: Sql, rows: TestSaleRow[]): Promise<void> {
   return insertMany(sql, 'test_sale_events', [
     ['id', 'BIGINT'], ['program_id', 'BIGINT'], ['api_key_id', 'BIGINT'], ['transaction_id', 'VARCHAR'], ['amount_cents', 'BIGINT'],
-    ['currency', 'VARCHAR'], ['customer_key', 'VARCHAR'], ['click_id', 'VARCHAR'], ['request', 'JSON'], ['received_at', 'TIMESTAMP'],
+    ['currency', 'VARCHAR'], ['customer_key', 'VARCHAR'], ['click_id', 'VARCHAR'], ['request', 'VARCHAR'], ['received_at', 'TIMESTAMP'],
   ], rows);
 }
 

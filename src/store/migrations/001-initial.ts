@@ -114,7 +114,7 @@ CREATE TABLE sale_events (
   product_id VARCHAR,
   provider VARCHAR,
   provider_payment_id VARCHAR,
-  line_items JSON,
+  line_items VARCHAR,                         -- JSON text as sent (VARCHAR: JSON columns refuse lone surrogates)
   source VARCHAR NOT NULL,                    -- api | stripe
   status VARCHAR NOT NULL,                    -- paid
   occurred_at TIMESTAMP,
@@ -130,7 +130,7 @@ CREATE TABLE test_sale_events (
   currency VARCHAR NOT NULL,
   customer_key VARCHAR,
   click_id VARCHAR,
-  request JSON NOT NULL,
+  request VARCHAR NOT NULL,                   -- the request as JSON text
   received_at TIMESTAMP NOT NULL
 );
 
@@ -177,7 +177,7 @@ CREATE TABLE webhook_events (
   reason VARCHAR,
   sale_id BIGINT,
   received_at TIMESTAMP NOT NULL,
-  payload JSON NOT NULL
+  payload VARCHAR NOT NULL                    -- the verified body as received
 );
 `,
 };
