@@ -21,9 +21,9 @@ export function tempDir(prefix: string): { path: string; remove(): void } {
 export type Served = { url: string; pid: number; child: ChildProcess; stop(): Promise<void> };
 
 /** A real `partnerkit serve` on a data dir; resolves when its discovery file names it. */
-export async function serve(dataDir: string, args: string[] = []): Promise<Served> {
+export async function serve(dataDir: string, args: string[] = [], env: Record<string, string> = {}): Promise<Served> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
-    env: { ...process.env, PARTNERKIT_DATA_DIR: dataDir },
+    env: { ...process.env, PARTNERKIT_DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -1,32 +1,140 @@
-// npm run bench [-- section ...]: every figure of issue 7 beside a ceiling measured in the same run.
+// npm run bench [-- section ...]: the figures of issue 7, each beside a ceiling measured in the same
+// run on the same machine; prints a table and writes the figures to bench/results.json.
+// Sections: sales, webhooks, demo, reports, scaling (default: all). BENCH_CLICKS scales the demo
+// and report data down for a quick try (default 10,000,000); BENCH_SCALING lists the scaling sizes.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { resolve } from 'node:path';
+import Table from 'cli-table3';
+import { benchDemo, benchReports, benchScaling } from './report.js';
 import { benchSales } from './sales.js';
 import { benchWebhooks } from './webhooks.js';
 
 const sections = process.argv.slice(2);
 const wanted = (name: string) => sections.length === 0 || sections.includes(name);
-const results: Record<string, unknown> = { machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, startedAt: new Date().toISOString() };
+const clicks = Number(process.env.BENCH_CLICKS ?? 10_000_000);
+const scalingSizes = (process.env.BENCH_SCALING ?? '1000000,10000000,100000000').split(',').map(Number);
 
+type Row = { figure: string; value: string; ceiling: string; ratio: string; target: string; met: boolean | null };
+const rows: Row[] = [];
+const results: Record<string, unknown> = { machine: { cpus: cpus().length, node: process.version }, startedAt: new Date().toISOString(), clicks };
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const spread = (s: { median: number; min: number; max: number }, digits = 0, unit = '') =>
+  `${fmt(s.median, digits)}${unit} (${fmt(s.min, digits)}–${fmt(s.max, digits)})`;
+const log = (line: string) => console.error(line);
+
+let saleRps: number | undefined;
 if (wanted('sales')) {
+  log('sales: bare Fastify, raw store loop, partnerkit serve (3 × 10 s each), duplicate storm…');
   const s = await benchSales();
   results.sales = s;
-  console.log(`sale throughput  ${s.sales.rps.median.toFixed(0)}/s (min ${s.sales.rps.min.toFixed(0)}, max ${s.sales.rps.max.toFixed(0)}), p50 ${s.sales.p50.median} ms, p99 ${s.sales.p99.median} ms`);
-  console.log(`  bare Fastify   ${s.bareFastify.rps.median.toFixed(0)}/s  → ${((100 * s.sales.rps.median) / s.bareFastify.rps.median).toFixed(1)} % of it`);
-  console.log(`  raw store loop ${s.rawStore.rps.median.toFixed(0)}/s  → ${(s.sales.rps.median / s.rawStore.rps.median).toFixed(2)}× it`);
-  console.log(`  every 2xx stored exactly once: ${s.sales.recordedExactly}`);
-  console.log(`duplicate storm  ${s.duplicateStorm.rounds} rounds × 50: exactly one sale per round ${s.duplicateStorm.exactlyOnePerRound}, 5xx ${s.duplicateStorm.fiveHundreds}`);
+  saleRps = s.sales.rps.median;
+  rows.push({
+    figure: 'sale throughput (32 connections)',
+    value: `${spread(s.sales.rps)}/s`,
+    ceiling: `raw store loop ${fmt(s.rawStore.rps.median)}/s`,
+    ratio: `${(s.sales.rps.median / s.rawStore.rps.median).toFixed(2)}×`,
+    target: '≥ 2,000/s, ≥ 3× raw loop',
+    met: s.sales.rps.median >= 2000 && s.sales.rps.median >= 3 * s.rawStore.rps.median,
+  });
+  rows.push({
+    figure: 'sale latency p50 / p99',
+    value: `${s.sales.p50.median} / ${s.sales.p99.median} ms`,
+    ceiling: `bare Fastify ${fmt(s.bareFastify.rps.median)}/s`,
+    ratio: `${((100 * s.sales.rps.median) / s.bareFastify.rps.median).toFixed(1)} % of bare`,
+    target: 'p99 ≤ 50 ms',
+    met: s.sales.p99.median <= 50,
+  });
+  rows.push({
+    figure: 'every 2xx stored exactly once',
+    value: String(s.sales.recordedExactly),
+    ceiling: '—',
+    ratio: '—',
+    target: 'true',
+    met: s.sales.recordedExactly,
+  });
+  rows.push({
+    figure: 'duplicate storm (50 × 20 rounds)',
+    value: `one sale per round: ${s.duplicateStorm.exactlyOnePerRound}, 5xx: ${s.duplicateStorm.fiveHundreds}`,
+    ceiling: '—',
+    ratio: '—',
+    target: 'exactly one, rest 409, no 5xx',
+    met: s.duplicateStorm.exactlyOnePerRound && s.duplicateStorm.fiveHundreds === 0,
+  });
 }
 
 if (wanted('webhooks')) {
+  log('webhooks: signed deliveries with new event ids (3 × 10 s)…');
   const w = await benchWebhooks();
   results.webhooks = w;
-  const sales = (results.sales as Awaited<ReturnType<typeof benchSales>> | undefined)?.sales.rps.median;
-  console.log(`webhook deliveries ${w.rps.median.toFixed(0)}/s (min ${w.rps.min.toFixed(0)}, max ${w.rps.max.toFixed(0)}), p99 ${w.p99.median} ms, non-2xx ${w.non2xx}`
-    + (sales ? ` → ${((100 * w.rps.median) / sales).toFixed(0)} % of the sale throughput` : ''));
+  rows.push({
+    figure: 'webhook deliveries',
+    value: `${spread(w.rps)}/s, p99 ${w.p99.median} ms`,
+    ceiling: saleRps ? `sales ${fmt(saleRps)}/s` : '(run with sales)',
+    ratio: saleRps ? `${((100 * w.rps.median) / saleRps).toFixed(0)} %` : '—',
+    target: '≥ 50 % of sales',
+    met: saleRps ? w.rps.median >= saleRps / 2 && w.non2xx === 0 : null,
+  });
 }
 
+let demoData: Awaited<ReturnType<typeof benchDemo>>['keep'] | undefined;
+if (wanted('demo') || wanted('reports')) {
+  log(`demo: partnerkit demo --clicks ${fmt(clicks)} (3 runs), and the same rows by SQL (3 runs)…`);
+  const d = await benchDemo(clicks);
+  demoData = d.keep;
+  results.demo = d.figures;
+  rows.push({
+    figure: `demo loader (${fmt(clicks)} clicks, ${fmt(d.figures.rows)} rows)`,
+    value: `${spread(d.figures.seconds, 1, ' s')}, ${fmt(d.figures.rowsPerSecond.median / 1e6, 2)} M rows/s`,
+    ceiling: `SQL ${fmt(d.figures.ceilingRowsPerSecond.median / 1e6, 2)} M rows/s`,
+    ratio: `${((100 * d.figures.rowsPerSecond.median) / d.figures.ceilingRowsPerSecond.median).toFixed(0)} %`,
+    target: '≥ 2 M rows/s, ≥ 25 % of SQL',
+    met: d.figures.rowsPerSecond.median >= 2e6 && d.figures.rowsPerSecond.median >= 0.25 * d.figures.ceilingRowsPerSecond.median,
+  });
+}
+
+if (wanted('reports') && demoData) {
+  log('reports: raw SQL, cold (fresh process) and warm (20 runs) per period…');
+  const r = await benchReports(demoData.dataDir, demoData.programId);
+  results.reports = r;
+  for (const [name, p] of Object.entries(r.periods)) {
+    const is90 = name === '90d';
+    rows.push({
+      figure: `report ${name}: warm / cold`,
+      value: `${spread(p.warm, 1)} / ${fmt(p.cold.median, 1)} ms`,
+      ceiling: `raw SQL ${fmt(p.rawSql.median, 1)} ms`,
+      ratio: `HTTP +${fmt(100 * p.httpOverhead, 0)} %`,
+      target: is90 ? 'warm ≤ 50, cold ≤ 250 ms, HTTP ≤ +20 %' : 'HTTP ≤ +20 %',
+      met: (is90 ? p.warm.median <= 50 && p.cold.median <= 250 : true) && p.httpOverhead <= 0.2,
+    });
+  }
+  rows.push({ figure: 'server RSS after the reports', value: `${fmt(r.rssMiB)} MiB`, ceiling: '—', ratio: '—', target: '≤ 512 MiB', met: r.rssMiB <= 512 });
+}
+demoData?.remove();
+
+if (wanted('scaling')) {
+  log(`scaling: 90-day report at ${scalingSizes.map((n) => fmt(n)).join(', ')} generated clicks…`);
+  const s = await benchScaling(scalingSizes);
+  results.scaling = s;
+  const base = s[0];
+  for (const point of s) {
+    const largest = point === s.at(-1);
+    rows.push({
+      figure: `report 90d warm at ${fmt(point.clicks)} clicks`,
+      value: `${spread(point.warm, 1)} ms, RSS ${fmt(point.rssMiB)} MiB`,
+      ceiling: `${fmt(base.clicks)} clicks: ${fmt(base.warm.median, 1)} ms`,
+      ratio: `${(point.warm.median / base.warm.median).toFixed(1)}× time for ${(point.clicks / base.clicks).toFixed(0)}× rows`,
+      target: largest ? '≤ linear; ≤ 500 ms at 100 M' : '≤ linear',
+      met: point.warm.median / base.warm.median <= (point.clicks / base.clicks) * 1.1 && (!largest || point.clicks < 1e8 || point.warm.median <= 500),
+    });
+  }
+}
+
+const table = new Table({ head: ['figure', 'median (min–max)', 'ceiling', 'ratio', 'target', 'met'], style: { head: [], border: [] }, wordWrap: true });
+for (const r of rows) table.push([r.figure, r.value, r.ceiling, r.ratio, r.target, r.met === null ? '—' : r.met ? 'yes' : 'NO']);
+console.log(table.toString());
+results.table = rows;
 const out = resolve(import.meta.dirname, '../../bench/results.json');
 mkdirSync(resolve(out, '..'), { recursive: true });
 writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
-console.log(`\nfigures written to bench/results.json`);
+console.log('figures written to bench/results.json');

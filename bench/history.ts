@@ -1,0 +1,70 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { Store } from '../src/store/db.js';
+
+export type HistoryShape = { clicks: number; customers: number; sales: number; days: number; end: Date };
+
+/**
+ * A program's history generated entirely in SQL (INSERT … SELECT FROM range()), in time order:
+ * the ceiling the demo loader is compared with, and a fast way to build 100 M clicks for the
+ * report's scaling figure. Clicks spread evenly over the days; every customer comes from a click,
+ * every sale has its ledger entry and commission.
+ */
+export async function generateHistory(file: string, shape: HistoryShape): Promise<{ seconds: number; rows: number }> {
+  const store = await Store.open(file);
+  const connection = await store.bulkConnection();
+  const started = performance.now();
+  try {
+    const endUs = BigInt(shape.end.getTime()) * 1000n;
+    const spanUs = BigInt(shape.days) * 86_400_000_000n;
+    const startUs = endUs - spanUs;
+    const run = (sql: string, params: Array<number | bigint | string> = []) => connection.run(sql, params);
+    await run('BEGIN TRANSACTION');
+    await run(`INSERT INTO programs VALUES (1, 'Generated', 'percent', 2000, 90, 30, NULL, 'whsec_generated', make_timestamp($1::BIGINT))`, [startUs]);
+    await run(`INSERT INTO partners SELECT i, 'P' || i, 'p' || i || '@example.com', make_timestamp($1::BIGINT) FROM range(1, 51) r(i)`, [startUs]);
+    await run(`INSERT INTO partner_programs SELECT i, i, 1, 'ref' || i, 'active', make_timestamp($1::BIGINT) FROM range(1, 51) r(i)`, [startUs]);
+    await run(
+      `INSERT INTO clicks SELECT i, 'ck_' || i || '_' || hash(i), 1, 1 + hash(i) % 50, NULL, NULL, false, make_timestamp($1::BIGINT + i * $2::BIGINT // $3::BIGINT)
+       FROM range(1, $3::BIGINT + 1) r(i)`,
+      [startUs, spanUs, BigInt(shape.clicks)],
+    );
+    // Customer j signs up an hour after click j·step; every third becomes a conversion a day later.
+    const step = BigInt(Math.max(1, Math.floor(shape.clicks / Math.max(1, shape.customers))));
+    await run(
+      `INSERT INTO customers SELECT j, '1:c' || j, 1, 'c' || j, NULL, NULL, j * $4::BIGINT, 1 + hash(j * $4::BIGINT) % 50, NULL,
+         make_timestamp($1::BIGINT + j * $4::BIGINT * $2::BIGINT // $3::BIGINT + 3600000000),
+         CASE WHEN j % 3 = 0 THEN make_timestamp($1::BIGINT + j * $4::BIGINT * $2::BIGINT // $3::BIGINT + 90000000000) END,
+         CASE WHEN j % 3 = 0 THEN 'conversion' ELSE 'lead' END
+       FROM range(1, $5::BIGINT + 1) r(j)`,
+      [startUs, spanUs, BigInt(shape.clicks), step, BigInt(shape.customers)],
+    );
+    const saleStep = Math.max(1, Math.floor(shape.clicks / Math.max(1, shape.sales)));
+    const times = `make_timestamp(LEAST($1::BIGINT + s * ${saleStep} * $2::BIGINT // $3::BIGINT + 90000000000, $1::BIGINT + $2::BIGINT - 1))`;
+    await run(
+      `INSERT INTO sale_events SELECT s, 1, s, 1 + hash(s) % 50, 'in_' || s, 2900 + (s % 5) * 1000, NULL, 'USD', 'payment', false,
+         NULL, NULL, NULL, 'stripe', NULL, NULL, 'api', 'paid', NULL, ${times} FROM range(1, $4::BIGINT + 1) r(s)`,
+      [startUs, spanUs, BigInt(shape.clicks), BigInt(shape.sales)],
+    );
+    await run(
+      `INSERT INTO sale_transactions SELECT '1:live:in_' || s, 1, 'live', 'in_' || s, s, ${times} FROM range(1, $4::BIGINT + 1) r(s)`,
+      [startUs, spanUs, BigInt(shape.clicks), BigInt(shape.sales)],
+    );
+    await run(
+      `INSERT INTO commissions SELECT s, 1, s, 1 + hash(s) % 50, (2900 + (s % 5) * 1000) // 5, 'USD', 'pending', ${times} + INTERVAL 30 DAY, ${times}
+       FROM range(1, $4::BIGINT + 1) r(s)`,
+      [startUs, spanUs, BigInt(shape.clicks), BigInt(shape.sales)],
+    );
+    await run('COMMIT');
+    await run('CHECKPOINT');
+  } finally {
+    connection.closeSync();
+    await store.close();
+  }
+  return { seconds: (performance.now() - started) / 1000, rows: shape.clicks + shape.customers + 3 * shape.sales + 101 };
+}
+
+export async function tableCounts(connection: DuckDBConnection): Promise<Record<string, number>> {
+  const tables = ['clicks', 'customers', 'sale_events', 'sale_transactions', 'commissions'];
+  const out: Record<string, number> = {};
+  for (const table of tables) out[table] = Number((await connection.runAndReadAll(`SELECT count(*) AS n FROM ${table}`)).getRowObjectsJS()[0].n);
+  return out;
+}

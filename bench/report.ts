@@ -1,0 +1,150 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BIN, serve, summarize, tempDir, type Summary } from './lib.js';
+import { generateHistory } from './history.js';
+import { reportWindow, requestedRange, type PerformanceQuery } from '../src/domain/performance.js';
+import { Store } from '../src/store/db.js';
+import { performance as performanceSql } from '../src/store/reports.js';
+
+/** The instant the benchmark's histories end at: reports are computed against a pinned clock. */
+export const NOW = '2026-03-10T15:00:00.000Z';
+const ENV = { ...process.env, PARTNERKIT_NOW: NOW };
+
+export const PERIODS: Array<{ name: string; query: PerformanceQuery }> = [
+  { name: '7d', query: { period: '7d' } },
+  { name: '30d', query: { period: '30d' } },
+  { name: '90d', query: { period: '90d' } },
+  { name: 'all', query: { period: 'all' } },
+  { name: 'custom year', query: { dateFrom: '2025-03-11', dateTo: '2026-03-10' } },
+];
+
+const queryString = (q: PerformanceQuery) => new URLSearchParams(q as Record<string, string>).toString();
+
+function runDemo(dataDir: string, clicks: number, seed: number): Promise<{ seconds: number; result: any }> {
+  const started = performance.now();
+  return new Promise((done, fail) =>
+    execFile(process.execPath, [BIN, 'demo', '--clicks', String(clicks), '--seed', String(seed), '--json'], { env: { ...ENV, PARTNERKIT_DATA_DIR: dataDir }, maxBuffer: 1 << 24 }, (error, stdout, stderr) =>
+      error ? fail(new Error(`demo failed: ${stderr}`)) : done({ seconds: (performance.now() - started) / 1000, result: JSON.parse(stdout) }),
+    ),
+  );
+}
+
+export type DemoFigures = { seconds: Summary; rowsPerSecond: Summary; ceilingRowsPerSecond: Summary; rows: number; counts: Record<string, number> };
+
+/** `partnerkit demo --clicks N` (wall time of the whole command) beside the same rows made by SQL. */
+export async function benchDemo(clicks: number, runs = 3): Promise<{ figures: DemoFigures; keep: { dataDir: string; programId: number; remove(): void } }> {
+  const seconds: number[] = [];
+  let last: { dir: ReturnType<typeof tempDir>; result: any } | undefined;
+  for (let run = 0; run < runs; run++) {
+    const dir = tempDir('demo');
+    const { seconds: s, result } = await runDemo(dir.path, clicks, 1);
+    seconds.push(s);
+    last?.dir.remove();
+    last = { dir, result };
+  }
+  const c = last!.result.counts;
+  // Rows written: clicks, customers, and per sale its event, ledger entry and commission.
+  const rows = c.clicks + c.leads + 3 * c.sales + 2 * c.partners;
+  const ceiling: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const dir = tempDir('ceiling');
+    const generated = await generateHistory(join(dir.path, 'partnerkit.duckdb'), { clicks: c.clicks, customers: c.leads, sales: c.sales, days: 90, end: new Date(NOW) });
+    ceiling.push(generated.rows / generated.seconds);
+    dir.remove();
+  }
+  return {
+    figures: { seconds: summarize(seconds), rowsPerSecond: summarize(seconds.map((s) => rows / s)), ceilingRowsPerSecond: summarize(ceiling), rows, counts: c },
+    keep: { dataDir: last!.dir.path, programId: last!.result.programId, remove: last!.dir.remove },
+  };
+}
+
+async function timedGet(url: string, token: string): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  await response.json();
+  if (!response.ok) throw new Error(`${url} → ${response.status}`);
+  return performance.now() - started;
+}
+
+function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+export type ReportFigures = Record<string, { warm: Summary; cold: Summary; rawSql: Summary; httpOverhead: number }> & {};
+
+/** The report per period: warm (20 runs on one server), cold (a fresh process each), and its SQL alone. */
+export async function benchReports(dataDir: string, programId: number, warmRuns = 20, coldRuns = 3): Promise<{ periods: ReportFigures; rssMiB: number }> {
+  const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+  const periods = {} as ReportFigures;
+
+  // The report's SQL on a plain connection: the ceiling HTTP is compared with.
+  const rawSql: Record<string, number[]> = {};
+  const store = await Store.open(join(dataDir, 'partnerkit.duckdb'));
+  const created = (await store.read((sql) => sql.one<{ created_at: Date }>('SELECT created_at FROM programs WHERE id = $1', [programId])))!.created_at;
+  for (const { name, query } of PERIODS) {
+    const window = reportWindow(requestedRange(query), new Date(NOW), created);
+    await store.read((sql) => performanceSql(sql, programId, window));
+    rawSql[name] = [];
+    for (let i = 0; i < warmRuns; i++) {
+      const started = performance.now();
+      await store.read((sql) => performanceSql(sql, programId, window));
+      rawSql[name].push(performance.now() - started);
+    }
+  }
+  await store.close();
+
+  const cold: Record<string, number[]> = {};
+  for (const { name, query } of PERIODS) {
+    cold[name] = [];
+    for (let i = 0; i < coldRuns; i++) {
+      const server = await serve(dataDir, [], { PARTNERKIT_NOW: NOW });
+      cold[name].push(await timedGet(`${server.url}/api/tracking/performance/${programId}?${queryString(query)}`, token));
+      await server.stop();
+    }
+  }
+
+  const server = await serve(dataDir, [], { PARTNERKIT_NOW: NOW });
+  let rss = 0;
+  try {
+    for (const { name, query } of PERIODS) {
+      const url = `${server.url}/api/tracking/performance/${programId}?${queryString(query)}`;
+      await timedGet(url, token);
+      const warm: number[] = [];
+      for (let i = 0; i < warmRuns; i++) warm.push(await timedGet(url, token));
+      const warmSummary = summarize(warm);
+      const raw = summarize(rawSql[name]);
+      periods[name] = { warm: warmSummary, cold: summarize(cold[name]), rawSql: raw, httpOverhead: warmSummary.median / raw.median - 1 };
+    }
+    rss = rssMiB(server.pid);
+  } finally {
+    await server.stop();
+  }
+  return { periods, rssMiB: rss };
+}
+
+/** The 90-day report, warm, on generated histories of growing size. */
+export async function benchScaling(sizes: number[], warmRuns = 20): Promise<Array<{ clicks: number; warm: Summary; rssMiB: number }>> {
+  const out = [];
+  for (const clicks of sizes) {
+    const dir = tempDir('scale');
+    try {
+      await generateHistory(join(dir.path, 'partnerkit.duckdb'), { clicks, customers: clicks / 10, sales: clicks / 20, days: 90, end: new Date(NOW) });
+      const server = await serve(dir.path, [], { PARTNERKIT_NOW: NOW });
+      try {
+        const token = readFileSync(join(dir.path, 'admin-token'), 'utf8').trim();
+        const url = `${server.url}/api/tracking/performance/1?period=90d`;
+        await timedGet(url, token);
+        const warm: number[] = [];
+        for (let i = 0; i < warmRuns; i++) warm.push(await timedGet(url, token));
+        out.push({ clicks, warm: summarize(warm), rssMiB: rssMiB(server.pid) });
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      dir.remove();
+    }
+  }
+  return out;
+}
