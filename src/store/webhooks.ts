@@ -13,9 +13,12 @@ export type WebhookEventRow = {
   received_at: Date;
   /** The verified request body as received. */
   payload: string;
+  /** The Stripe subscription and customer the event names (deferred attribution). */
+  subscription_id?: string | null;
+  provider_customer_id?: string | null;
 };
 
-export type WebhookEventSummary = Omit<WebhookEventRow, 'payload'>;
+export type WebhookEventSummary = Omit<WebhookEventRow, 'payload' | 'subscription_id' | 'provider_customer_id'>;
 
 /** The events' one-column unique key (single-column keys are index lookups in DuckDB). */
 function eventKey(programId: number, eventId: string): string {
@@ -31,10 +34,47 @@ export function findWebhookEvent(sql: Sql, programId: number, eventId: string): 
 
 export async function insertWebhookEvent(sql: Sql, e: WebhookEventRow): Promise<void> {
   await sql.run(
-    `INSERT INTO webhook_events (event_key, program_id, event_id, type, outcome, reason, sale_id, received_at, payload)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [eventKey(e.program_id, e.event_id), e.program_id, e.event_id, e.type, e.outcome, e.reason, e.sale_id, e.received_at, e.payload],
+    `INSERT INTO webhook_events (event_key, program_id, event_id, type, outcome, reason, sale_id, received_at, payload, subscription_id, provider_customer_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    [
+      eventKey(e.program_id, e.event_id), e.program_id, e.event_id, e.type, e.outcome, e.reason, e.sale_id, e.received_at, e.payload,
+      e.subscription_id ?? null, e.provider_customer_id ?? null,
+    ],
   );
+}
+
+/** What a sale made attributable: the subscription it recorded, the Stripe customer it linked. */
+export type DeferralKeys = { subscriptionId?: string; providerCustomerId?: string };
+
+/** The program's events skipped as no_attribution that name the subscription or Stripe customer, oldest first. */
+export function findUnattributedEvents(sql: Sql, programId: number, keys: DeferralKeys): Promise<Array<{ event_id: string; payload: string }>> {
+  return sql.all(
+    `SELECT event_id, payload FROM webhook_events
+     WHERE program_id = $1 AND outcome = 'skipped' AND reason = 'no_attribution' AND (subscription_id = $2 OR provider_customer_id = $3)
+     ORDER BY received_at, rowid`,
+    [programId, keys.subscriptionId ?? null, keys.providerCustomerId ?? null],
+  );
+}
+
+/**
+ * The new outcome of an event skipped as no_attribution; only its outcome columns change. Returns
+ * the updated event, or undefined when it is no longer unattributed (a concurrent re-run won).
+ */
+export async function updateUnattributedEvent(
+  sql: Sql,
+  programId: number,
+  eventId: string,
+  outcome: Pick<WebhookEventRow, 'outcome' | 'reason' | 'sale_id'>,
+): Promise<WebhookEventSummary | undefined> {
+  const current = await findWebhookEvent(sql, programId, eventId);
+  if (current?.outcome !== 'skipped' || current.reason !== 'no_attribution') return undefined;
+  await sql.run('UPDATE webhook_events SET outcome = $2, reason = $3, sale_id = $4 WHERE event_key = $1', [
+    eventKey(programId, eventId),
+    outcome.outcome,
+    outcome.reason,
+    outcome.sale_id,
+  ]);
+  return { ...current, ...outcome };
 }
 
 /** Newest first; events of one instant (a pinned clock) in reverse arrival order. */

@@ -369,6 +369,103 @@ describe('attribution fallback order (§6)', () => {
   });
 });
 
+describe('deferred attribution', () => {
+  test('a renewal without metadata before its checkout is recorded once the checkout attributes the subscription; webhook events shows it', async () => {
+    const { t, program, send, load } = await merchant();
+    t.clock.set('2026-04-28T12:05:00.000Z');
+    const renewal = load('invoice-renewal-no-metadata');
+    expect(await send(renewal)).toEqual({ status: 200, body: answer(renewal, 'skipped', 'no_attribution', null) });
+    expect(await t.count('sale_events')).toBe(0);
+
+    const checkout = load('checkout-subscription');
+    expect((await send(checkout)).body).toEqual(answer(checkout, 'recorded', null, 1));
+    expect((await sales(t)).map((r) => [r.id, r.transaction_id, r.is_recurring, r.commission_cents])).toEqual([
+      [1, 'in_1RpkFirstQm2LdVhB3', false, 580],
+      [2, 'in_1RpkNoMetadataQm2LdVhN2', true, 580],
+    ]);
+    expect(await customerOfSale(t, 2)).toBe('user_42');
+    const events = await t.admin('GET', `/programs/${program.id}/webhook-events`);
+    expect(events.find((e: { eventId: string }) => e.eventId === renewal.id)).toEqual({
+      eventId: renewal.id, type: 'invoice.payment_succeeded', outcome: 'recorded', reason: null, saleId: 2, receivedAt: '2026-04-28T12:05:00.000Z',
+    });
+    // A redelivery answers the new stored outcome; nothing is recorded twice.
+    expect((await send(renewal)).body).toEqual(answer(renewal, 'recorded', null, 2, true));
+    expect((await send(checkout)).body).toEqual(answer(checkout, 'recorded', null, 1, true));
+    expect(await t.count('sale_events')).toBe(2);
+    expect(await t.count('commissions')).toBe(2);
+    const report = await t.app.inject({ method: 'GET', url: `/api/tracking/performance/${program.id}?period=all`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(report.json().metrics).toMatchObject({ totalSales: 2, totalRevenue: 58 });
+  });
+
+  test('a renewal attributable only by its subscription is recorded after another renewal of it; an unrelated one stays skipped', async () => {
+    const { t, send, load } = await merchant();
+    t.clock.set('2026-04-28T12:05:00.000Z');
+    const bySubscription = load('invoice-renewal-no-metadata');
+    bySubscription.data.object.customer = 'cus_recreated';
+    const orphan = load('invoice-renewal-no-metadata');
+    orphan.id = 'evt_orphan';
+    orphan.data.object.id = 'in_orphan';
+    orphan.data.object.customer = 'cus_other';
+    orphan.data.object.parent.subscription_details.subscription = 'sub_unknown';
+    expect((await send(bySubscription)).body).toEqual(answer(bySubscription, 'skipped', 'no_attribution', null));
+    expect((await send(orphan)).body).toEqual(answer(orphan, 'skipped', 'no_attribution', null));
+    // The renewal with metadata records the subscription's first sale, which attributes the other one.
+    const renewal = load('invoice-renewal');
+    expect((await send(renewal)).body).toEqual(answer(renewal, 'recorded', null, 1));
+    expect((await send(bySubscription)).body).toEqual(answer(bySubscription, 'recorded', null, 2, true));
+    expect((await send(orphan)).body).toEqual(answer(orphan, 'skipped', 'no_attribution', null, true));
+    expect(await customerOfSale(t, 2)).toBe('user_42');
+  });
+
+  test('the renewal and its checkout delivered concurrently: both recorded, once, in every round', async () => {
+    for (let round = 0; round < 4; round++) {
+      const { t, send, load } = await merchant();
+      t.clock.set('2026-04-28T12:05:00.000Z');
+      const [renewal, checkout] = [load('invoice-renewal-no-metadata'), load('checkout-subscription')];
+      const pair = round % 2 === 0 ? [renewal, checkout, renewal] : [checkout, renewal, checkout];
+      await Promise.all(pair.map((event) => send(event)));
+      expect((await sales(t)).map((r) => r.transaction_id).sort()).toEqual(['in_1RpkFirstQm2LdVhB3', 'in_1RpkNoMetadataQm2LdVhN2']);
+      expect((await send(renewal)).body).toMatchObject({ outcome: 'recorded', reason: null, sale_id: expect.any(Number), redelivery: true });
+    }
+  });
+});
+
+describe('malformed signed events', () => {
+  test.each([
+    ['created out of the Date range', (e: Event & { created?: unknown }) => (e.created = 1e20)],
+    ['created not a number', (e: Event & { created?: unknown }) => (e.created = '1772366400')],
+    ['livemode not a boolean', (e: Event) => ((e as { livemode: unknown }).livemode = 'yes')],
+    ['currency not a string', (e: Event) => (e.data.object.currency = 840)],
+    ['amount_total not a number', (e: Event) => (e.data.object.amount_total = '5499')],
+    ['metadata not an object of strings', (e: Event) => (e.data.object.metadata = { partner_customer_key: 42 })],
+    ['customer_details.email not a string', (e: Event) => (e.data.object.customer_details = { email: ['a@b.c'] })],
+    ['customer an object with a non-string id', (e: Event) => (e.data.object.customer = { id: { nested: true } })],
+  ])('%s: 200 skipped malformed_event, stored, nothing recorded', async (_name, alter) => {
+    const { t, send, load } = await merchant();
+    const event = load('checkout-one-time');
+    alter(event);
+    expect(await send(event)).toEqual({ status: 200, body: answer(event, 'skipped', 'malformed_event', null) });
+    expect((await send(event)).body).toEqual(answer(event, 'skipped', 'malformed_event', null, true));
+    expect(await t.count('webhook_events')).toBe(1);
+    expect(await t.count('sale_events')).toBe(0);
+    expect(await t.count('sale_transactions')).toBe(0);
+  });
+
+  test('an invoice with a null tax entry or a non-string subscription is malformed_event; an unhandled type with odd fields is ignored', async () => {
+    const { t, send, load } = await merchant();
+    t.clock.set('2026-03-29T12:00:00.000Z');
+    const taxes = load('invoice-renewal');
+    taxes.data.object.total_taxes = [null];
+    expect((await send(taxes)).body).toEqual(answer(taxes, 'skipped', 'malformed_event', null));
+    const subscription = { ...load('invoice-renewal'), id: 'evt_sub_number' };
+    subscription.data.object.parent.subscription_details.subscription = 12;
+    expect((await send(subscription)).body).toEqual(answer(subscription, 'skipped', 'malformed_event', null));
+    const other = { ...fixture<Event>('customer-created'), created: 1e20 };
+    expect((await send(other)).body).toEqual(answer(other, 'ignored', 'unhandled_event_type', null));
+    expect(await t.count('sale_events')).toBe(0);
+  });
+});
+
 describe('skips and special cases', () => {
   test('metadata program_id of another program is skipped', async () => {
     const { t, send, values } = await merchant();

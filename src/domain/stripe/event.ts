@@ -1,7 +1,8 @@
 /*
  * The parts of Stripe's event payloads partnerkit reads. Stripe sends many more fields, and their
  * shapes move between API versions, so everything is optional and read defensively; no runtime
- * import of the `stripe` package here (the SDK's invoice helper shares this module).
+ * import of the `stripe` package here (the SDK's invoice helper shares this module). The connected
+ * webhook checks these types at runtime first (schema.ts).
  */
 
 export type StripeMetadata = Record<string, string | undefined>;
@@ -44,14 +45,6 @@ export type StripeInvoice = {
   subscription?: Expandable;
   subscription_details?: { metadata?: StripeMetadata | null } | null;
   livemode?: boolean;
-};
-
-export type StripeEvent = {
-  id: string;
-  type: string;
-  created?: number;
-  livemode?: boolean;
-  data: { object: Record<string, unknown> };
 };
 
 /** The metadata keys the merchant attaches to checkout sessions and subscriptions (§6). */

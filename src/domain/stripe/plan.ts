@@ -11,7 +11,9 @@ export type SkipReason =
   | 'no_attribution'
   | 'attribution_window_expired'
   | 'unsupported_currency'
-  | 'invalid_sale';
+  | 'invalid_sale'
+  /** A signed event whose fields partnerkit reads have unexpected types (schema.ts). */
+  | 'malformed_event';
 
 /** What identifies the customer, tried in the order of §6 (see attribute.ts). */
 export type AttributionHints = {

@@ -1,6 +1,5 @@
-import { z } from 'zod';
 import { AppError, invalidRequest } from '../../errors.js';
-import type { StripeEvent } from './event.js';
+import { parseEnvelope, type VerifiedEvent } from './schema.js';
 
 /** DECISIONS §5: a signature timestamp more than 300 s older than the service clock is stale. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -8,14 +7,6 @@ export const SIGNATURE_TOLERANCE_SECONDS = 300;
 // Loaded on the first webhook: the package takes about 130 ms to import, which every CLI command
 // building an in-process app would otherwise pay.
 let stripeModule: Promise<typeof import('stripe')> | undefined;
-
-const envelope = z.object({
-  id: z.string().min(1).max(255),
-  type: z.string().min(1).max(255),
-  created: z.number().optional(),
-  livemode: z.boolean().optional(),
-  data: z.object({ object: z.record(z.string(), z.unknown()) }),
-});
 
 function signatureError(error: unknown): AppError {
   const message = error instanceof Error ? error.message : '';
@@ -28,9 +19,9 @@ function signatureError(error: unknown): AppError {
 
 /**
  * Verifies the Stripe-Signature header over the raw body with the official library, measuring the
- * tolerance against the service clock (`now`), and returns the event. Nothing is parsed before.
+ * tolerance against the service clock (`now`), and returns the event's envelope. Nothing is parsed before.
  */
-export async function verifyStripeEvent(rawBody: Buffer, header: string | undefined, secret: string, now: Date): Promise<StripeEvent> {
+export async function verifyStripeEvent(rawBody: Buffer, header: string | undefined, secret: string, now: Date): Promise<VerifiedEvent> {
   const { default: Stripe } = await (stripeModule ??= import('stripe'));
   let event: unknown;
   try {
@@ -40,9 +31,5 @@ export async function verifyStripeEvent(rawBody: Buffer, header: string | undefi
     if (error instanceof SyntaxError) throw invalidRequest([{ field: 'body', message: 'Body is not valid JSON' }]);
     throw signatureError(error);
   }
-  const parsed = envelope.safeParse(event);
-  if (!parsed.success) {
-    throw invalidRequest(parsed.error.issues.map((issue) => ({ field: issue.path.join('.') || 'body', message: issue.message })));
-  }
-  return parsed.data;
+  return parseEnvelope(event);
 }

@@ -1,0 +1,175 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { Store } from '../../src/store/db.js';
+import { BIN, cliEnv, startServe, tempDataDir, type ServeProcess } from '../helpers/cli.js';
+import { seededRandom } from './support.js';
+
+/**
+ * The process faults of issue 7 on a real `partnerkit serve` (dist/, so `npm run build` first):
+ * kill -9 under load, and a second server on a held data dir.
+ */
+const ROUNDS = 5;
+const CLIENTS = 16;
+const SEED = 7_2026;
+const SERVE_ARGS = ['--rate-limit', '1000000'];
+
+type Ack = { txn: string; amount: number; saleId: number; commissionId: number };
+
+async function call(url: string, path: string, token: string, body: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${url}${path}`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+/** Program, partner, enrollment, click and lead through the running server's HTTP API. */
+async function provision(url: string, adminToken: string): Promise<string> {
+  const program = await call(url, '/api/admin/programs', adminToken, { name: 'Crash test' });
+  const partner = await call(url, '/api/admin/partners', adminToken, { name: 'Jane', email: 'jane@example.com' });
+  const enrollment = await call(url, `/api/admin/programs/${program.body.id}/partners`, adminToken, { partnerId: partner.body.id });
+  const click = await call(url, '/api/v1/track/click', '', { ref: enrollment.body.refCode });
+  const lead = await call(url, '/api/v1/track/lead', program.body.apiKey, { customer_key: 'cust_1', click_id: click.body.click_id });
+  expect(lead).toMatchObject({ status: 200, body: { success: true, customer_id: 1 } });
+  return program.body.apiKey as string;
+}
+
+/** Sales with unique transaction ids from concurrent clients until the server goes away. */
+function load(url: string, apiKey: string, round: number) {
+  const acks: Ack[] = [];
+  const inFlight: Array<{ txn: string; amount: number }> = [];
+  const refused: string[] = [];
+  let firstAck: () => void = () => {};
+  const acknowledged = new Promise<void>((resolve) => (firstAck = resolve));
+  const clients = Array.from({ length: CLIENTS }, async (_, client) => {
+    for (let n = 0; ; n++) {
+      const txn = `r${round}_c${client}_${n}`;
+      const amount = 1000 + ((round * 7919 + client * 104_729 + n * 13) % 90_000);
+      let response: { status: number; body: any };
+      try {
+        response = await call(url, '/api/v1/track/sale', apiKey, { transaction_id: txn, amount_cents: amount, customer_key: 'cust_1' });
+      } catch {
+        inFlight.push({ txn, amount }); // no answer: the server died with this request in flight
+        return;
+      }
+      if (response.status !== 200) {
+        refused.push(`${txn}: ${response.status} ${JSON.stringify(response.body)}`);
+        return;
+      }
+      acks.push({ txn, amount, saleId: response.body.sale_id, commissionId: response.body.commission_id });
+      firstAck();
+    }
+  });
+  return { acks, inFlight, refused, acknowledged, done: Promise.all(clients) };
+}
+
+describe('kill -9 under load', () => {
+  test(`${ROUNDS} rounds of ${CLIENTS} concurrent clients, SIGKILL at a seeded random moment, restart on the same file: every acknowledged sale exactly once`, { timeout: 150_000 }, async () => {
+    const dataDir = tempDataDir();
+    const random = seededRandom(SEED);
+    let server: ServeProcess = await startServe(dataDir, SERVE_ARGS);
+    const apiKey = await provision(server.url, readFileSync(join(dataDir, 'admin-token'), 'utf8').trim());
+    const allAcks: Ack[] = [];
+    /** Sales in flight at a kill, resolved by resending them after the restart: txn → sale id. */
+    const resolved = new Map<string, { saleId: number; amount: number }>();
+    const rounds: Array<{ acked: number; inFlight: number; committedUnanswered: number }> = [];
+
+    for (let round = 0; round < ROUNDS; round++) {
+      const run = load(server.url, apiKey, round);
+      await run.acknowledged;
+      await new Promise((resolve) => setTimeout(resolve, 20 + Math.floor(random() * 400)));
+      expect(await server.stop('SIGKILL')).toBeNull(); // killed by the signal, no exit code
+      await run.done;
+      expect(run.refused, 'every answer before the kill was 200').toEqual([]);
+      expect(run.acks.length).toBeGreaterThan(0);
+      allAcks.push(...run.acks);
+
+      server = await startServe(dataDir, SERVE_ARGS);
+      // Every acknowledged sale survived: resending it answers 409 with the id it was given.
+      const resends = await Promise.all(
+        run.acks.map((ack) => call(server.url, '/api/v1/track/sale', apiKey, { transaction_id: ack.txn, amount_cents: ack.amount, customer_key: 'cust_1' })),
+      );
+      resends.forEach((resend, i) => {
+        expect(resend, run.acks[i].txn).toMatchObject({ status: 409, body: { error: { code: 'duplicate_transaction', details: { sale_id: run.acks[i].saleId } } } });
+      });
+      // A sale without an answer may or may not have committed; retrying it is safe either way.
+      rounds.push({ acked: run.acks.length, inFlight: run.inFlight.length, committedUnanswered: 0 });
+      for (const { txn, amount } of run.inFlight) {
+        const retry = await call(server.url, '/api/v1/track/sale', apiKey, { transaction_id: txn, amount_cents: amount, customer_key: 'cust_1' });
+        expect([200, 409], `${txn}: ${JSON.stringify(retry.body)}`).toContain(retry.status);
+        const saleId = retry.status === 200 ? retry.body.sale_id : retry.body.error.details.sale_id;
+        expect(saleId).toEqual(expect.any(Number));
+        resolved.set(txn, { saleId, amount });
+        if (retry.status === 409) rounds[round].committedUnanswered++;
+      }
+    }
+    expect(await server.stop('SIGTERM')).toBe(0);
+    if (process.env.PARTNERKIT_FAULTS_VERBOSE) console.log('kill -9 rounds', JSON.stringify(rounds));
+
+    // The file itself, opened directly: nothing duplicated, nothing half-written, ledger in agreement.
+    const store = await Store.open(join(dataDir, 'partnerkit.duckdb'));
+    try {
+      const [sales, commissions, ledger] = await store.read(async (sql) => [
+        await sql.all<{ id: number; transaction_id: string; amount_cents: number }>('SELECT id, transaction_id, amount_cents FROM sale_events'),
+        await sql.all<{ id: number; sale_id: number; amount_cents: number }>('SELECT id, sale_id, amount_cents FROM commissions'),
+        await sql.all<{ transaction_id: string; sale_id: number | null; mode: string }>('SELECT transaction_id, sale_id, mode FROM sale_transactions'),
+      ] as const);
+
+      const saleByTxn = new Map(sales.map((s) => [s.transaction_id, s]));
+      expect(saleByTxn.size, 'one sale per transaction id').toBe(sales.length);
+      expect(new Set(sales.map((s) => s.id)).size, 'unique sale ids').toBe(sales.length);
+      expect(new Set(commissions.map((c) => c.id)).size, 'unique commission ids').toBe(commissions.length);
+
+      for (const ack of allAcks) {
+        expect(saleByTxn.get(ack.txn), ack.txn).toEqual({ id: ack.saleId, transaction_id: ack.txn, amount_cents: ack.amount });
+      }
+      // No phantom sales: each stored sale was acknowledged, or was in flight at a kill and resolved to it.
+      const expected = new Map<string, number>([...allAcks.map((a) => [a.txn, a.saleId] as const), ...[...resolved].map(([txn, r]) => [txn, r.saleId] as const)]);
+      expect(new Map(sales.map((s) => [s.transaction_id, s.id]))).toEqual(expected);
+
+      // Every sale has exactly one commission (20 %, rounded half up) and every commission its sale.
+      const saleById = new Map(sales.map((s) => [s.id, s]));
+      expect(commissions.every((c) => saleById.has(c.sale_id)), 'commission without its sale').toBe(true);
+      expect(new Set(commissions.map((c) => c.sale_id)).size).toBe(commissions.length);
+      expect(commissions.length, 'sale without its commission').toBe(sales.length);
+      for (const c of commissions) expect(c.amount_cents).toBe(Math.round(saleById.get(c.sale_id)!.amount_cents * 0.2));
+      for (const ack of allAcks) expect(commissions.find((c) => c.id === ack.commissionId)?.sale_id, ack.txn).toBe(ack.saleId);
+
+      // The idempotency ledger agrees with sale_events, row for row.
+      expect(ledger.every((l) => l.mode === 'live')).toBe(true);
+      expect(new Map(ledger.map((l) => [l.transaction_id, l.sale_id]))).toEqual(expected);
+      expect(ledger.length).toBe(sales.length);
+    } finally {
+      await store.close();
+    }
+    expect(allAcks.length).toBeGreaterThan(ROUNDS);
+  });
+});
+
+describe('a second serve on a held data dir', () => {
+  test('exits non-zero at once with a message naming the running server URL; the first server keeps serving', { timeout: 60_000 }, async () => {
+    const dataDir = tempDataDir();
+    const server = await startServe(dataDir);
+    const started = Date.now();
+    const second = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: cliEnv(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    second.stdout.on('data', (chunk) => (output += chunk));
+    second.stderr.on('data', (chunk) => (output += chunk));
+    // Generous bound: "at once" means it neither waits for the lock nor starts listening.
+    const bound = setTimeout(() => second.kill('SIGKILL'), 15_000);
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((done) => second.once('exit', (c, s) => done([c, s])));
+    clearTimeout(bound);
+    const elapsed = Date.now() - started;
+
+    expect(signal, `still running after ${elapsed} ms: ${output}`).toBeNull();
+    expect(elapsed).toBeLessThan(15_000);
+    expect(code).not.toBe(0);
+    expect(output).toContain(server.url);
+    // The running server and its discovery file are untouched.
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    expect(JSON.parse(readFileSync(join(dataDir, 'server.json'), 'utf8')).pid).toBe(server.child.pid);
+  });
+});
