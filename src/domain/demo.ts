@@ -189,6 +189,7 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
           partner_program_id: enrollments,
           is_test: new Array(n).fill(false),
           created_at: times,
+          day: times,
         },
         n,
       );
@@ -232,6 +233,8 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
         signup_date: customers.map((c) => c.signup),
         first_purchase_date: customers.map((c) => c.firstPurchase),
         status: customers.map((c) => (c.firstPurchase === null ? 'lead' : 'conversion')),
+        signup_day: customers.map((c) => c.signup),
+        first_purchase_day: customers.map((c) => c.firstPurchase),
       },
       customers.length,
     );
@@ -263,6 +266,7 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
         source: sales.map(() => 'api'),
         status: sales.map(() => 'paid'),
         received_at: times,
+        paid_day: times,
       },
       sales.length,
     );
@@ -290,6 +294,7 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
         status: sales.map(() => 'pending'),
         hold_until: sales.map((s) => holdUntil(new Date(s.at), HOLD_DAYS)),
         created_at: times,
+        day: times,
       },
       sales.length,
     );

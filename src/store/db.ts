@@ -28,6 +28,11 @@ function bind(params: Params): DuckDBValue[] | undefined {
   return params.map(toDuckDB);
 }
 
+/** The UTC calendar day of an instant, as the *_day columns store it. */
+export function utcDay(at: Date): string {
+  return at.toISOString().slice(0, 10);
+}
+
 /** A list parameter (for `= ANY($n::T[])` and `unnest`); Dates bind as TIMESTAMPs. */
 export function list(values: Array<DuckDBValue | Date>): DuckDBValue {
   return listValue(values.map(toDuckDB));

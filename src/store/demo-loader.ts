@@ -1,5 +1,6 @@
 import {
   DuckDBDataChunk,
+  DuckDBDateValue,
   DuckDBTimestampValue,
   DuckDBTypeId,
   type DuckDBAppender,
@@ -9,12 +10,14 @@ import {
 } from '@duckdb/node-api';
 import type { Store } from './db.js';
 
-/** A column's values: numbers for BIGINT/INTEGER, epoch milliseconds or Date for TIMESTAMP. */
+/** A column's values: numbers for BIGINT/INTEGER, epoch milliseconds or Date for TIMESTAMP and DATE (its UTC day). */
 export type ColumnValues = ArrayLike<Value>;
 
 const CHUNK_ROWS = 2048; // DuckDB's vector size: the most rows a data chunk holds
 
 type Value = string | number | boolean | Date | null;
+
+const epochMs = (value: Value) => (value instanceof Date ? value.getTime() : (value as number));
 
 /** The converter of a column's JS values to DuckDB values; runs of one value reuse its conversion. */
 function converter(type: DuckDBType): (value: Value) => DuckDBValue {
@@ -22,8 +25,10 @@ function converter(type: DuckDBType): (value: Value) => DuckDBValue {
     type.typeId === DuckDBTypeId.BIGINT
       ? (value: Value) => BigInt(value as number)
       : type.typeId === DuckDBTypeId.TIMESTAMP
-        ? (value: Value) => new DuckDBTimestampValue(BigInt(value instanceof Date ? value.getTime() : (value as number)) * 1000n)
-        : (value: Value) => value as DuckDBValue;
+        ? (value: Value) => new DuckDBTimestampValue(BigInt(epochMs(value)) * 1000n)
+        : type.typeId === DuckDBTypeId.DATE
+          ? (value: Value) => new DuckDBDateValue(Math.floor(epochMs(value) / 86_400_000))
+          : (value: Value) => value as DuckDBValue;
   let last: Value = null;
   let lastConverted: DuckDBValue = null;
   return (value) => {

@@ -1,4 +1,4 @@
-import { insertMany, list, type Sql } from './db.js';
+import { insertMany, list, utcDay, type Sql } from './db.js';
 
 export type SaleMode = 'live' | 'test';
 
@@ -79,15 +79,15 @@ export function insertSaleEvents(sql: Sql, rows: SaleEventRow[]): Promise<void> 
     ['amount_cents', 'BIGINT'], ['tax_cents', 'BIGINT'], ['currency', 'VARCHAR'], ['sale_type', 'VARCHAR'], ['is_recurring', 'BOOLEAN'],
     ['subscription_id', 'VARCHAR'], ['subscription_interval', 'VARCHAR'], ['product_id', 'VARCHAR'], ['provider', 'VARCHAR'],
     ['provider_payment_id', 'VARCHAR'], ['line_items', 'VARCHAR'], ['source', 'VARCHAR'], ['status', 'VARCHAR'], ['occurred_at', 'TIMESTAMP'],
-    ['received_at', 'TIMESTAMP'],
-  ], rows);
+    ['received_at', 'TIMESTAMP'], ['paid_day', 'DATE'],
+  ], rows.map((s) => ({ ...s, paid_day: utcDay(s.occurred_at ?? s.received_at) })));
 }
 
 export function insertCommissions(sql: Sql, rows: CommissionRow[]): Promise<void> {
   return insertMany(sql, 'commissions', [
     ['id', 'BIGINT'], ['program_id', 'BIGINT'], ['sale_id', 'BIGINT'], ['partner_program_id', 'BIGINT'], ['amount_cents', 'BIGINT'],
-    ['currency', 'VARCHAR'], ['status', 'VARCHAR'], ['hold_until', 'TIMESTAMP'], ['created_at', 'TIMESTAMP'],
-  ], rows);
+    ['currency', 'VARCHAR'], ['status', 'VARCHAR'], ['hold_until', 'TIMESTAMP'], ['created_at', 'TIMESTAMP'], ['day', 'DATE'],
+  ], rows.map((c) => ({ ...c, day: utcDay(c.created_at) })));
 }
 
 export function insertTestSales(sql: Sql, rows: TestSaleRow[]): Promise<void> {

@@ -1,4 +1,4 @@
-import { list, type Sql } from './db.js';
+import { list, utcDay, type Sql } from './db.js';
 
 export type ClickRow = {
   id: number;
@@ -27,9 +27,9 @@ export type CustomerRow = {
 
 export async function insertClick(sql: Sql, c: ClickRow): Promise<void> {
   await sql.run(
-    `INSERT INTO clicks (id, click_id, program_id, partner_program_id, landing_url, referrer, is_test, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [c.id, c.click_id, c.program_id, c.partner_program_id, c.landing_url, c.referrer, c.is_test, c.created_at],
+    `INSERT INTO clicks (id, click_id, program_id, partner_program_id, landing_url, referrer, is_test, created_at, day)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::DATE)`,
+    [c.id, c.click_id, c.program_id, c.partner_program_id, c.landing_url, c.referrer, c.is_test, c.created_at, utcDay(c.created_at)],
   );
 }
 
@@ -46,10 +46,11 @@ export function customerRef(programId: number, customerKey: string): string {
 export async function insertCustomer(sql: Sql, c: CustomerRow): Promise<void> {
   await sql.run(
     `INSERT INTO customers (id, customer_ref, program_id, customer_key, email, name, click_id, partner_program_id,
-       provider_customer_id, signup_date, first_purchase_date, status)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+       provider_customer_id, signup_date, first_purchase_date, status, signup_day, first_purchase_day)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::DATE, $14::DATE)`,
     [c.id, customerRef(c.program_id, c.customer_key), c.program_id, c.customer_key, c.email, c.name, c.click_id,
-      c.partner_program_id, c.provider_customer_id, c.signup_date, c.first_purchase_date, c.status],
+      c.partner_program_id, c.provider_customer_id, c.signup_date, c.first_purchase_date, c.status, utcDay(c.signup_date),
+      c.first_purchase_date && utcDay(c.first_purchase_date)],
   );
 }
 
@@ -86,7 +87,7 @@ export function findClicksById(sql: Sql, clickRowIds: number[]): Promise<ClickRo
 export async function markConverted(sql: Sql, customerIds: number[], at: Date): Promise<void> {
   if (customerIds.length === 0) return;
   await sql.run(
-    "UPDATE customers SET status = 'conversion', first_purchase_date = $2 WHERE id = ANY($1::BIGINT[]) AND status = 'lead'",
-    [list(customerIds), at],
+    "UPDATE customers SET status = 'conversion', first_purchase_date = $2, first_purchase_day = $3::DATE WHERE id = ANY($1::BIGINT[]) AND status = 'lead'",
+    [list(customerIds), at, utcDay(at)],
   );
 }

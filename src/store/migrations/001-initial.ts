@@ -6,6 +6,8 @@ import type { Migration } from './index.js';
  * and reports scan them by zone maps, which an ART index would not help (DUCKDB.md). Exactly-once
  * rests on the unique keys that remain: sale_transactions, customers, webhook_events.
  * Unique keys that are looked up are single columns (see customers.customer_ref).
+ * The *_day columns hold the UTC day the report groups an event by: grouping on a stored DATE is
+ * several times faster than computing CAST(ts AS DATE) over millions of rows.
  */
 export const initial: Migration = {
   version: 1,
@@ -68,7 +70,8 @@ CREATE TABLE clicks (
   landing_url VARCHAR,
   referrer VARCHAR,
   is_test BOOLEAN NOT NULL,
-  created_at TIMESTAMP NOT NULL
+  created_at TIMESTAMP NOT NULL,
+  day DATE NOT NULL                           -- UTC day of created_at (see below)
 );
 
 CREATE TABLE customers (
@@ -85,7 +88,9 @@ CREATE TABLE customers (
   provider_customer_id VARCHAR,
   signup_date TIMESTAMP NOT NULL,
   first_purchase_date TIMESTAMP,
-  status VARCHAR NOT NULL CHECK (status IN ('lead', 'conversion'))
+  status VARCHAR NOT NULL CHECK (status IN ('lead', 'conversion')),
+  signup_day DATE NOT NULL,
+  first_purchase_day DATE
 );
 
 -- The idempotency ledger: one row per (program, mode, transaction_id), whatever the outcome.
@@ -118,7 +123,8 @@ CREATE TABLE sale_events (
   source VARCHAR NOT NULL,                    -- api | stripe
   status VARCHAR NOT NULL,                    -- paid
   occurred_at TIMESTAMP,
-  received_at TIMESTAMP NOT NULL
+  received_at TIMESTAMP NOT NULL,
+  paid_day DATE NOT NULL                      -- UTC day of coalesce(occurred_at, received_at): the report's dating
 );
 
 CREATE TABLE test_sale_events (
@@ -143,7 +149,8 @@ CREATE TABLE commissions (
   currency VARCHAR NOT NULL,
   status VARCHAR NOT NULL,                    -- pending until hold_until
   hold_until TIMESTAMP NOT NULL,
-  created_at TIMESTAMP NOT NULL
+  created_at TIMESTAMP NOT NULL,
+  day DATE NOT NULL
 );
 
 CREATE TABLE users (
