@@ -23,8 +23,8 @@ export async function generateHistory(file: string, shape: HistoryShape): Promis
     await run(`INSERT INTO partners SELECT i, 'P' || i, 'p' || i || '@example.com', make_timestamp($1::BIGINT) FROM range(1, 51) r(i)`, [startUs]);
     await run(`INSERT INTO partner_programs SELECT i, i, 1, 'ref' || i, 'active', make_timestamp($1::BIGINT) FROM range(1, 51) r(i)`, [startUs]);
     await run(
-      `INSERT INTO clicks SELECT i, 'ck_' || i || '_' || hash(i), 1, 1 + hash(i) % 50, NULL, NULL, false, make_timestamp($1::BIGINT + i * $2::BIGINT // $3::BIGINT),
-         CAST(make_timestamp($1::BIGINT + i * $2::BIGINT // $3::BIGINT) AS DATE)
+      `INSERT INTO clicks SELECT i, 'ck_' || i || '_' || hash(i), 1, 1 + hash(i) % 50, NULL, NULL, false, make_timestamp($1::BIGINT + CAST(i * ($2::DOUBLE / $3::BIGINT) AS BIGINT)),
+         CAST(make_timestamp($1::BIGINT + CAST(i * ($2::DOUBLE / $3::BIGINT) AS BIGINT)) AS DATE)
        FROM range(1, $3::BIGINT + 1) r(i)`,
       [startUs, spanUs, BigInt(shape.clicks)],
     );
@@ -32,16 +32,16 @@ export async function generateHistory(file: string, shape: HistoryShape): Promis
     const step = BigInt(Math.max(1, Math.floor(shape.clicks / Math.max(1, shape.customers))));
     await run(
       `INSERT INTO customers SELECT j, '1:c' || j, 1, 'c' || j, NULL, NULL, j * $4::BIGINT, 1 + hash(j * $4::BIGINT) % 50, NULL,
-         make_timestamp($1::BIGINT + j * $4::BIGINT * $2::BIGINT // $3::BIGINT + 3600000000),
-         CASE WHEN j % 3 = 0 THEN make_timestamp($1::BIGINT + j * $4::BIGINT * $2::BIGINT // $3::BIGINT + 90000000000) END,
+         make_timestamp($1::BIGINT + CAST(j * $4::BIGINT * ($2::DOUBLE / $3::BIGINT) AS BIGINT) + 3600000000),
+         CASE WHEN j % 3 = 0 THEN make_timestamp($1::BIGINT + CAST(j * $4::BIGINT * ($2::DOUBLE / $3::BIGINT) AS BIGINT) + 90000000000) END,
          CASE WHEN j % 3 = 0 THEN 'conversion' ELSE 'lead' END,
-         CAST(make_timestamp($1::BIGINT + j * $4::BIGINT * $2::BIGINT // $3::BIGINT + 3600000000) AS DATE),
-         CASE WHEN j % 3 = 0 THEN CAST(make_timestamp($1::BIGINT + j * $4::BIGINT * $2::BIGINT // $3::BIGINT + 90000000000) AS DATE) END
+         CAST(make_timestamp($1::BIGINT + CAST(j * $4::BIGINT * ($2::DOUBLE / $3::BIGINT) AS BIGINT) + 3600000000) AS DATE),
+         CASE WHEN j % 3 = 0 THEN CAST(make_timestamp($1::BIGINT + CAST(j * $4::BIGINT * ($2::DOUBLE / $3::BIGINT) AS BIGINT) + 90000000000) AS DATE) END
        FROM range(1, $5::BIGINT + 1) r(j)`,
       [startUs, spanUs, BigInt(shape.clicks), step, BigInt(shape.customers)],
     );
     const saleStep = Math.max(1, Math.floor(shape.clicks / Math.max(1, shape.sales)));
-    const times = `make_timestamp(LEAST($1::BIGINT + s * ${saleStep} * $2::BIGINT // $3::BIGINT + 90000000000, $1::BIGINT + $2::BIGINT - 1))`;
+    const times = `make_timestamp(LEAST($1::BIGINT + CAST(s * ${saleStep} * ($2::DOUBLE / $3::BIGINT) AS BIGINT) + 90000000000, $1::BIGINT + $2::BIGINT - 1))`;
     await run(
       `INSERT INTO sale_events SELECT s, 1, s, 1 + hash(s) % 50, 'in_' || s, 2900 + (s % 5) * 1000, NULL, 'USD', 'payment', false,
          NULL, NULL, NULL, 'stripe', NULL, NULL, 'api', 'paid', NULL, ${times}, CAST(${times} AS DATE) FROM range(1, $4::BIGINT + 1) r(s)`,

@@ -22,6 +22,10 @@ const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFracti
 const spread = (s: { median: number; min: number; max: number }, digits = 0, unit = '') =>
   `${fmt(s.median, digits)}${unit} (${fmt(s.min, digits)}–${fmt(s.max, digits)})`;
 const log = (line: string) => console.error(line);
+const record = (row: Row) => {
+  rows.push(row);
+  log(`  ${row.figure}: ${row.value} | ceiling ${row.ceiling} | ${row.ratio} | target ${row.target} | ${row.met === null ? '—' : row.met ? 'met' : 'NOT met'}`);
+};
 
 let saleRps: number | undefined;
 if (wanted('sales')) {
@@ -29,7 +33,7 @@ if (wanted('sales')) {
   const s = await benchSales();
   results.sales = s;
   saleRps = s.sales.rps.median;
-  rows.push({
+  record({
     figure: 'sale throughput (32 connections)',
     value: `${spread(s.sales.rps)}/s`,
     ceiling: `raw store loop ${fmt(s.rawStore.rps.median)}/s`,
@@ -37,7 +41,7 @@ if (wanted('sales')) {
     target: '≥ 2,000/s, ≥ 3× raw loop',
     met: s.sales.rps.median >= 2000 && s.sales.rps.median >= 3 * s.rawStore.rps.median,
   });
-  rows.push({
+  record({
     figure: 'sale latency p50 / p99',
     value: `${s.sales.p50.median} / ${s.sales.p99.median} ms`,
     ceiling: `bare Fastify ${fmt(s.bareFastify.rps.median)}/s`,
@@ -45,7 +49,7 @@ if (wanted('sales')) {
     target: 'p99 ≤ 50 ms',
     met: s.sales.p99.median <= 50,
   });
-  rows.push({
+  record({
     figure: 'every 2xx stored exactly once',
     value: String(s.sales.recordedExactly),
     ceiling: '—',
@@ -53,7 +57,7 @@ if (wanted('sales')) {
     target: 'true',
     met: s.sales.recordedExactly,
   });
-  rows.push({
+  record({
     figure: 'duplicate storm (50 × 20 rounds)',
     value: `one sale per round: ${s.duplicateStorm.exactlyOnePerRound}, 5xx: ${s.duplicateStorm.fiveHundreds}`,
     ceiling: '—',
@@ -67,7 +71,7 @@ if (wanted('webhooks')) {
   log('webhooks: signed deliveries with new event ids (3 × 10 s)…');
   const w = await benchWebhooks();
   results.webhooks = w;
-  rows.push({
+  record({
     figure: 'webhook deliveries',
     value: `${spread(w.rps)}/s, p99 ${w.p99.median} ms`,
     ceiling: saleRps ? `sales ${fmt(saleRps)}/s` : '(run with sales)',
@@ -83,7 +87,7 @@ if (wanted('demo') || wanted('reports')) {
   const d = await benchDemo(clicks);
   demoData = d.keep;
   results.demo = d.figures;
-  rows.push({
+  record({
     figure: `demo loader (${fmt(clicks)} clicks, ${fmt(d.figures.rows)} rows)`,
     value: `${spread(d.figures.seconds, 1, ' s')}, ${fmt(d.figures.rowsPerSecond.median / 1e6, 2)} M rows/s`,
     ceiling: `SQL ${fmt(d.figures.ceilingRowsPerSecond.median / 1e6, 2)} M rows/s`,
@@ -99,7 +103,7 @@ if (wanted('reports') && demoData) {
   results.reports = r;
   for (const [name, p] of Object.entries(r.periods)) {
     const is90 = name === '90d';
-    rows.push({
+    record({
       figure: `report ${name}: warm / cold`,
       value: `${spread(p.warm, 1)} / ${fmt(p.cold.median, 1)} ms`,
       ceiling: `raw SQL ${fmt(p.rawSql.median, 1)} ms`,
@@ -108,7 +112,7 @@ if (wanted('reports') && demoData) {
       met: (is90 ? p.warm.median <= 50 && p.cold.median <= 250 : true) && p.httpOverhead <= 0.2,
     });
   }
-  rows.push({ figure: 'server RSS after the reports', value: `${fmt(r.rssMiB)} MiB`, ceiling: '—', ratio: '—', target: '≤ 512 MiB', met: r.rssMiB <= 512 });
+  record({ figure: 'server RSS after the reports', value: `${fmt(r.rssMiB)} MiB`, ceiling: '—', ratio: '—', target: '≤ 512 MiB', met: r.rssMiB <= 512 });
 }
 demoData?.remove();
 
@@ -119,7 +123,7 @@ if (wanted('scaling')) {
   const base = s[0];
   for (const point of s) {
     const largest = point === s.at(-1);
-    rows.push({
+    record({
       figure: `report 90d warm at ${fmt(point.clicks)} clicks`,
       value: `${spread(point.warm, 1)} ms, RSS ${fmt(point.rssMiB)} MiB`,
       ceiling: `${fmt(base.clicks)} clicks: ${fmt(base.warm.median, 1)} ms`,

@@ -100,13 +100,13 @@ async function rawStoreRuns(runs: number): Promise<number[]> {
         id++;
         await store.write(async (sql) => {
           await sql.run(
-            `INSERT INTO sale_events (id, program_id, customer_id, partner_program_id, transaction_id, amount_cents, currency, sale_type, is_recurring, source, status, received_at)
-             VALUES ($1, 1, 1, 1, $2, 1000, 'USD', 'payment', false, 'api', 'paid', $3)`,
+            `INSERT INTO sale_events (id, program_id, customer_id, partner_program_id, transaction_id, amount_cents, currency, sale_type, is_recurring, source, status, received_at, paid_day)
+             VALUES ($1, 1, 1, 1, $2, 1000, 'USD', 'payment', false, 'api', 'paid', $3, CAST($3 AS DATE))`,
             [id, `raw_${id}`, new Date()],
           );
           await sql.run(
-            `INSERT INTO commissions (id, program_id, sale_id, partner_program_id, amount_cents, currency, status, hold_until, created_at)
-             VALUES ($1, 1, $1, 1, 200, 'USD', 'pending', $2, $2)`,
+            `INSERT INTO commissions (id, program_id, sale_id, partner_program_id, amount_cents, currency, status, hold_until, created_at, day)
+             VALUES ($1, 1, $1, 1, 200, 'USD', 'pending', $2, $2, CAST($2 AS DATE))`,
             [id, new Date()],
           );
         });
