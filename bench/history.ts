@@ -33,6 +33,7 @@ export async function generateHistory(file: string, shape: HistoryShape): Promis
     await run(
       `INSERT INTO customers SELECT j, '1:c' || j, 1, 'c' || j, NULL, NULL, j * $4::BIGINT, 1 + hash(j * $4::BIGINT) % 50, NULL,
          make_timestamp($1::BIGINT + CAST(j * $4::BIGINT * ($2::DOUBLE / $3::BIGINT) AS BIGINT) + 3600000000),
+         make_timestamp($1::BIGINT + CAST(j * $4::BIGINT * ($2::DOUBLE / $3::BIGINT) AS BIGINT)),
          CASE WHEN j % 3 = 0 THEN make_timestamp($1::BIGINT + CAST(j * $4::BIGINT * ($2::DOUBLE / $3::BIGINT) AS BIGINT) + 90000000000) END,
          CASE WHEN j % 3 = 0 THEN 'conversion' ELSE 'lead' END,
          CAST(make_timestamp($1::BIGINT + CAST(j * $4::BIGINT * ($2::DOUBLE / $3::BIGINT) AS BIGINT) + 3600000000) AS DATE),

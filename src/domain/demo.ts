@@ -87,7 +87,7 @@ function exponential(random: () => number, mean: number): number {
   return -mean * Math.log(1 - random());
 }
 
-type Customer = { clickRowId: number; partnerProgramId: number; signup: number; key: string; firstPurchase: number | null };
+type Customer = { clickRowId: number; clickedAt: number; partnerProgramId: number; signup: number; key: string; firstPurchase: number | null };
 type Sale = { customer: Customer; at: number; cents: number; product: string; recurring: boolean; subscriptionId: string | null };
 
 /**
@@ -177,7 +177,7 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
         enrollments[i] = enrollmentIds[pick(cumulative, random)];
         if (random() < LEAD_RATE) {
           const signup = times[i] + Math.floor(exponential(random, 2 * 3_600_000));
-          if (signup < now) customers.push({ clickRowId, partnerProgramId: enrollments[i], signup, key: `demo_${clickRowId}`, firstPurchase: null });
+          if (signup < now) customers.push({ clickRowId, clickedAt: times[i], partnerProgramId: enrollments[i], signup, key: `demo_${clickRowId}`, firstPurchase: null });
         }
       }
       await load.append(
@@ -233,6 +233,7 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
         signup_date: customers.map((c) => c.signup),
         first_purchase_date: customers.map((c) => c.firstPurchase),
         status: customers.map((c) => (c.firstPurchase === null ? 'lead' : 'conversion')),
+        attributed_from: customers.map((c) => c.clickedAt),
         signup_day: customers.map((c) => c.signup),
         first_purchase_day: customers.map((c) => c.firstPurchase),
       },

@@ -9,6 +9,7 @@ import * as partners from '../store/partners.js';
 import * as programs from '../store/programs.js';
 import type { CommissionRule, ProductRuleRow, ProgramRow } from '../store/programs.js';
 import { forgetApiKey } from './api-keys.js';
+import { forgetProgram } from './program-cache.js';
 import type { Deps } from './deps.js';
 import { randomCode, randomToken, sha256 } from './secrets.js';
 
@@ -93,6 +94,7 @@ export async function addProductRule({ store, clock }: Deps, programId: number, 
       program_id: programId, product_id: productId, commission_type: rule.type, commission_value: rule.value, created_at: clock.now(),
     };
     await programs.upsertProductRule(sql, row);
+    forgetProgram(store, programId);
     return ruleView(row);
   });
 }

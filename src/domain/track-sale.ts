@@ -1,13 +1,12 @@
 import { AppError, invalidRequest } from '../errors.js';
 import type { Sql, Store } from '../store/db.js';
-import { findPartnerPrograms } from '../store/partners.js';
-import { findProductRules, findPrograms, type CommissionRule } from '../store/programs.js';
 import * as sales from '../store/sales.js';
 import type { CommissionRow, SaleEventRow, SaleMode, TestSaleRow, TransactionRow } from '../store/sales.js';
 import * as tracking from '../store/tracking.js';
-import type { CustomerRow } from '../store/tracking.js';
+import type { AttributableCustomer } from '../store/tracking.js';
 import { commissionCents, holdUntil, renewalEarnsCommission, withinAttributionWindow } from './commission.js';
 import type { Deps } from './deps.js';
+import { cachedPrograms, type CachedProgram } from './program-cache.js';
 import { CURRENCIES, type Currency, missingLiveFields, type SaleRequest } from './sale-request.js';
 import { clickRowId } from './tracking.js';
 
@@ -129,18 +128,15 @@ function settle(batch: Waiting[], outcomes: Outcome[]): void {
 /** Everything a batch needs from the store, read in a fixed number of round trips. */
 type BatchContext = {
   seen: Map<string, number | null>;
-  programs: Map<number, Awaited<ReturnType<typeof findPrograms>>[number]>;
-  rules: Map<string, CommissionRule>;
-  customersByKey: Map<string, CustomerRow>;
-  customersByClick: Map<string, CustomerRow>;
-  activeEnrollments: Set<number>;
-  clickTimes: Map<number, Date>;
+  programs: Map<number, CachedProgram>;
+  customersByKey: Map<string, AttributableCustomer>;
+  customersByClick: Map<string, AttributableCustomer>;
   firstSubscriptionSale: Map<string, Date>;
 };
 
 const key = (...parts: Array<string | number>) => parts.join(':');
 
-async function loadContext(sql: Sql, batch: PendingSale[]): Promise<BatchContext> {
+async function loadContext(store: Store, sql: Sql, batch: PendingSale[]): Promise<BatchContext> {
   const live = batch.filter((s) => s.mode === 'live');
   const programIds = [...new Set(batch.map((s) => s.source.programId))];
   const txnKeys = batch.flatMap((s) => (s.request.transaction_id === undefined ? [] : [sales.transactionKey(s.source.programId, s.mode, s.request.transaction_id)]));
@@ -149,34 +145,26 @@ async function loadContext(sql: Sql, batch: PendingSale[]): Promise<BatchContext
     const rowId = s.request.click_id === undefined ? undefined : clickRowId(s.request.click_id);
     return rowId === undefined ? [] : [rowId];
   });
-  const productIds = live.flatMap((s) => (s.request.product_id === undefined ? [] : [s.request.product_id]));
   const subscriptionIds = live.flatMap((s) => (s.request.is_recurring && s.request.subscription_id !== undefined ? [s.request.subscription_id] : []));
 
   // One connection runs one statement at a time (DUCKDB.md), so these reads are sequential.
   const seen = await sales.findTransactions(sql, txnKeys);
-  const programs = await findPrograms(sql, programIds);
-  const rules = await findProductRules(sql, programIds, productIds);
+  const programs = await cachedPrograms(store, sql, programIds);
   const customers = await tracking.findCustomersByKeys(sql, byKey);
   const firstSales = await sales.firstSubscriptionSales(sql, programIds, subscriptionIds);
   // A click id must match its stored value, not only its row id, and belong to the customer's program.
   const clicks = await tracking.findClicksById(sql, clickIds);
   const clickByRowId = new Map(clicks.filter((c) => live.some((s) => s.request.click_id === c.click_id)).map((c) => [c.id, c]));
-  const customersByClick = new Map<string, CustomerRow>();
+  const customersByClick = new Map<string, AttributableCustomer>();
   for (const customer of await tracking.findCustomersByClicks(sql, [...clickByRowId.keys()])) {
     const click = clickByRowId.get(customer.click_id!)!;
     if (click.program_id === customer.program_id) customersByClick.set(key(customer.program_id, click.click_id), customer);
   }
-  const allCustomers = [...customers, ...customersByClick.values()];
-  const enrollments = await findPartnerPrograms(sql, [...new Set(allCustomers.map((c) => c.partner_program_id))]);
-  const customerClicks = await tracking.findClicksById(sql, [...new Set(allCustomers.flatMap((c) => (c.click_id === null ? [] : [c.click_id])))]);
   return {
     seen,
-    programs: new Map(programs.map((p) => [p.id, p])),
-    rules: new Map(rules.map((r) => [key(r.program_id, r.product_id), { type: r.commission_type, value: r.commission_value }])),
+    programs,
     customersByKey: new Map(customers.map((c) => [key(c.program_id, c.customer_key), c])),
     customersByClick,
-    activeEnrollments: new Set(enrollments.filter((e) => e.status === 'active').map((e) => e.id)),
-    clickTimes: new Map(customerClicks.map((c) => [c.id, c.created_at])),
     firstSubscriptionSale: firstSales,
   };
 }
@@ -192,7 +180,7 @@ type BatchWrites = {
 
 async function recordBatch(deps: Deps, sql: Sql, batch: PendingSale[]): Promise<Outcome[]> {
   const now = deps.clock.now();
-  const context = await loadContext(sql, batch);
+  const context = await loadContext(deps.store, sql, batch);
   const writes: BatchWrites = { transactions: [], saleEvents: [], commissions: [], testSales: [], converted: new Set() };
   const nextId = await deps.store.idAllocator(sql, ['sale_events', 'commissions', 'test_sale_events']);
   const outcomes = batch.map((sale): Outcome => {
@@ -248,12 +236,12 @@ function decide(
     return { success: true, message: 'Test sale recorded; no commission created', data: { eventId: id, programId: source.programId, test_mode: true } };
   }
 
-  const program = context.programs.get(source.programId);
-  if (!program) throw new AppError('not_found', `Program ${source.programId} not found`);
+  const cached = context.programs.get(source.programId);
+  if (!cached) throw new AppError('not_found', `Program ${source.programId} not found`);
+  const { program, rules } = cached;
   const customer = attribute(context, source.programId, request);
 
-  const clickTime = customer.click_id === null ? undefined : context.clickTimes.get(customer.click_id);
-  if (!withinAttributionWindow(clickTime ?? customer.signup_date, program.attribution_window_days, now)) {
+  if (!withinAttributionWindow(customer.attributed_from, program.attribution_window_days, now)) {
     remember(null);
     return { success: true, sale_id: null, commission_id: null, message: 'Attribution window expired; no sale or commission recorded' };
   }
@@ -293,7 +281,7 @@ function decide(
   if (!earnsCommission) {
     return { success: true, sale_id: saleId, commission_id: null, message: 'Sale recorded; the recurring commission period has ended' };
   }
-  const rule = (request.product_id !== undefined && context.rules.get(key(program.id, request.product_id))) || {
+  const rule = (request.product_id !== undefined && rules.get(request.product_id)) || {
     type: program.commission_type,
     value: program.commission_value,
   };
@@ -313,7 +301,7 @@ function decide(
 }
 
 /** customer_key first, click_id as fallback, both within the program (DECISIONS §3). */
-function attribute(context: BatchContext, programId: number, request: SaleRequest): CustomerRow {
+function attribute(context: BatchContext, programId: number, request: SaleRequest): AttributableCustomer {
   const customer =
     (request.customer_key !== undefined && context.customersByKey.get(key(programId, request.customer_key))) ||
     (request.click_id !== undefined && context.customersByClick.get(key(programId, request.click_id))) ||
@@ -324,7 +312,7 @@ function attribute(context: BatchContext, programId: number, request: SaleReques
       click_id: request.click_id ?? null,
     });
   }
-  if (!context.activeEnrollments.has(customer.partner_program_id)) {
+  if (customer.enrollment_status !== 'active') {
     throw new AppError('no_attribution', "The customer's partner is not active in this program", { customer_id: customer.id });
   }
   return customer;

@@ -72,6 +72,7 @@ export async function trackLead({ store, clock }: Deps, apiKey: ApiKeyRow, input
       partner_program_id: click.partner_program_id,
       provider_customer_id: null,
       signup_date: clock.now(),
+      attributed_from: click.created_at,
       first_purchase_date: null,
       status: 'lead',
     });

@@ -1,4 +1,4 @@
-import { list, type Sql } from './db.js';
+import type { Sql } from './db.js';
 
 export type PartnerRow = { id: number; name: string; email: string; created_at: Date };
 
@@ -38,11 +38,4 @@ export function findPartnerProgramByRef(sql: Sql, refCode: string): Promise<Part
   return sql.one<PartnerProgramRow>('SELECT * FROM partner_programs WHERE ref_code = $1', [refCode]);
 }
 
-export function findPartnerProgram(sql: Sql, id: number): Promise<PartnerProgramRow | undefined> {
-  return sql.one<PartnerProgramRow>('SELECT * FROM partner_programs WHERE id = $1', [id]);
-}
 
-export function findPartnerPrograms(sql: Sql, ids: number[]): Promise<PartnerProgramRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return sql.all<PartnerProgramRow>('SELECT * FROM partner_programs WHERE id = ANY($1::BIGINT[])', [list(ids)]);
-}

@@ -53,18 +53,9 @@ export function listProductRules(sql: Sql, programId: number): Promise<ProductRu
   return sql.all<ProductRuleRow>('SELECT * FROM product_rules WHERE program_id = $1 ORDER BY product_id', [programId]);
 }
 
-export function findProductRule(sql: Sql, programId: number, productId: string): Promise<ProductRuleRow | undefined> {
-  return sql.one<ProductRuleRow>('SELECT * FROM product_rules WHERE program_id = $1 AND product_id = $2', [programId, productId]);
-}
 
 export function findPrograms(sql: Sql, ids: number[]): Promise<ProgramRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return sql.all<ProgramRow>('SELECT * FROM programs WHERE id = ANY($1::BIGINT[])', [list(ids)]);
 }
 
-export function findProductRules(sql: Sql, programIds: number[], productIds: string[]): Promise<ProductRuleRow[]> {
-  if (productIds.length === 0) return Promise.resolve([]);
-  return sql.all<ProductRuleRow>('SELECT * FROM product_rules WHERE program_id = ANY($1::BIGINT[]) AND product_id = ANY($2::VARCHAR[])', [
-    list(programIds), list(productIds),
-  ]);
-}

@@ -21,6 +21,8 @@ export type CustomerRow = {
   partner_program_id: number;
   provider_customer_id: string | null;
   signup_date: Date;
+  /** When the attribution window starts: the click's time, or the signup's without a click. */
+  attributed_from: Date;
   first_purchase_date: Date | null;
   status: 'lead' | 'conversion';
 };
@@ -46,11 +48,11 @@ export function customerRef(programId: number, customerKey: string): string {
 export async function insertCustomer(sql: Sql, c: CustomerRow): Promise<void> {
   await sql.run(
     `INSERT INTO customers (id, customer_ref, program_id, customer_key, email, name, click_id, partner_program_id,
-       provider_customer_id, signup_date, first_purchase_date, status, signup_day, first_purchase_day)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::DATE, $14::DATE)`,
+       provider_customer_id, signup_date, attributed_from, first_purchase_date, status, signup_day, first_purchase_day)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::DATE, $15::DATE)`,
     [c.id, customerRef(c.program_id, c.customer_key), c.program_id, c.customer_key, c.email, c.name, c.click_id,
-      c.partner_program_id, c.provider_customer_id, c.signup_date, c.first_purchase_date, c.status, utcDay(c.signup_date),
-      c.first_purchase_date && utcDay(c.first_purchase_date)],
+      c.partner_program_id, c.provider_customer_id, c.signup_date, c.attributed_from, c.first_purchase_date, c.status,
+      utcDay(c.signup_date), c.first_purchase_date && utcDay(c.first_purchase_date)],
   );
 }
 
@@ -58,10 +60,16 @@ export function findCustomerByKey(sql: Sql, programId: number, customerKey: stri
   return sql.one<CustomerRow>('SELECT * FROM customers WHERE customer_ref = $1', [customerRef(programId, customerKey)]);
 }
 
+/** A customer with the status of its partner's enrollment, which decides whether it can be attributed. */
+export type AttributableCustomer = CustomerRow & { enrollment_status: 'active' | 'inactive' | null };
+
+const ATTRIBUTABLE = `SELECT cu.*, pp.status AS enrollment_status
+  FROM customers cu LEFT JOIN partner_programs pp ON pp.id = cu.partner_program_id`;
+
 /** Customers by (program, key) pairs, in one round trip. */
-export function findCustomersByKeys(sql: Sql, keys: Array<{ programId: number; customerKey: string }>): Promise<CustomerRow[]> {
+export function findCustomersByKeys(sql: Sql, keys: Array<{ programId: number; customerKey: string }>): Promise<AttributableCustomer[]> {
   if (keys.length === 0) return Promise.resolve([]);
-  return sql.all<CustomerRow>('SELECT * FROM customers WHERE customer_ref = ANY($1::VARCHAR[])', [
+  return sql.all<AttributableCustomer>(`${ATTRIBUTABLE} WHERE cu.customer_ref = ANY($1::VARCHAR[])`, [
     list(keys.map((k) => customerRef(k.programId, k.customerKey))),
   ]);
 }
@@ -71,11 +79,11 @@ export async function findCustomerByClick(sql: Sql, programId: number, clickRowI
 }
 
 /** The earliest customer of each given click (clicks.id). */
-export async function findCustomersByClicks(sql: Sql, clickRowIds: number[]): Promise<CustomerRow[]> {
+export async function findCustomersByClicks(sql: Sql, clickRowIds: number[]): Promise<AttributableCustomer[]> {
   if (clickRowIds.length === 0) return [];
   // Ordered rows and a first-per-click pass here: a window function (QUALIFY) cost 4× the scan.
-  const rows = await sql.all<CustomerRow>('SELECT * FROM customers WHERE click_id = ANY($1::BIGINT[]) ORDER BY id', [list(clickRowIds)]);
-  const earliest = new Map<number, CustomerRow>();
+  const rows = await sql.all<AttributableCustomer>(`${ATTRIBUTABLE} WHERE cu.click_id = ANY($1::BIGINT[]) ORDER BY cu.id`, [list(clickRowIds)]);
+  const earliest = new Map<number, AttributableCustomer>();
   for (const row of rows) if (!earliest.has(row.click_id!)) earliest.set(row.click_id!, row);
   return [...earliest.values()];
 }

@@ -1,6 +1,7 @@
 import * as webhooks from '../../store/webhooks.js';
 import type { WebhookEventSummary, WebhookOutcome } from '../../store/webhooks.js';
 import type { Deps } from '../deps.js';
+import { cachedProgram, forgetProgram } from '../program-cache.js';
 import { requireProgram } from '../provisioning.js';
 import { reattempt, reattribute } from './deferred.js';
 import { attributableNow, decide, deferralKeys, isUnattributed, type OutcomeReason, planEvent, storeLink } from './record.js';
@@ -26,7 +27,7 @@ export type WebhookResult = {
  * A recorded sale then re-runs the events it made attributable (deferred.ts).
  */
 export async function receiveStripeWebhook(deps: Deps, programId: number, rawBody: Buffer, signature: string | undefined): Promise<WebhookResult> {
-  const program = await deps.store.read((sql) => requireProgram(sql, programId));
+  const { program } = await deps.store.read((sql) => cachedProgram(deps.store, sql, programId));
   const event = await verifyStripeEvent(rawBody, signature, program.webhook_secret, deps.clock.now());
 
   const seen = await deps.store.read((sql) => webhooks.findWebhookEvent(sql, programId, event.id));
@@ -92,6 +93,7 @@ export async function setWebhookSecret({ store }: Deps, programId: number, secre
   return store.write(async (sql) => {
     await requireProgram(sql, programId);
     await webhooks.setWebhookSecret(sql, programId, secret);
+    forgetProgram(store, programId);
     return { programId, webhookSecret: secret };
   });
 }

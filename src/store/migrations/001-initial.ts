@@ -87,6 +87,7 @@ CREATE TABLE customers (
   partner_program_id BIGINT NOT NULL,
   provider_customer_id VARCHAR,
   signup_date TIMESTAMP NOT NULL,
+  attributed_from TIMESTAMP NOT NULL,         -- the click's time (the signup's without a click): the window's start
   first_purchase_date TIMESTAMP,
   status VARCHAR NOT NULL CHECK (status IN ('lead', 'conversion')),
   signup_day DATE NOT NULL,
