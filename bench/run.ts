@@ -107,7 +107,7 @@ if (wanted('reports') && demoData) {
       figure: `report ${name}: warm / cold`,
       value: `${spread(p.warm, 1)} / ${fmt(p.cold.median, 1)} ms`,
       ceiling: `raw SQL ${fmt(p.rawSql.median, 1)} ms`,
-      ratio: `HTTP +${fmt(100 * p.httpOverhead, 0)} %`,
+      ratio: `HTTP ${p.httpOverhead < 0 ? '−' : '+'}${fmt(Math.abs(100 * p.httpOverhead), 0)} %`,
       target: is90 ? 'warm ≤ 50, cold ≤ 250 ms, HTTP ≤ +20 %' : 'HTTP ≤ +20 %',
       met: (is90 ? p.warm.median <= 50 && p.cold.median <= 250 : true) && p.httpOverhead <= 0.2,
     });
