@@ -55,9 +55,20 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/** 22 base-36 characters (two 53-bit draws) for a click id: millions are needed fast. */
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+const PAIRS = Array.from({ length: 4096 }, (_, i) => ALPHABET[i >> 6] + ALPHABET[i & 63]);
+
+/**
+ * 16 base64url characters (96 bits, four draws) for a click id: millions are needed fast, and
+ * number-to-string conversions cost more than the rest of the load together (profiled).
+ */
 function clickSecret(random: () => number): string {
-  return Math.floor(random() * 2 ** 53).toString(36).padStart(11, '0') + Math.floor(random() * 2 ** 53).toString(36).padStart(11, '0');
+  let secret = '';
+  for (let i = 0; i < 4; i++) {
+    const bits = (random() * 16_777_216) | 0; // 24 bits: two table lookups
+    secret += PAIRS[bits >> 12] + PAIRS[bits & 4095];
+  }
+  return secret;
 }
 
 /** Splits `total` over weights exactly (largest remainder). */

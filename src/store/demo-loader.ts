@@ -6,6 +6,7 @@ import {
   type DuckDBAppender,
   type DuckDBConnection,
   type DuckDBType,
+  type DuckDBVector,
   type DuckDBValue,
 } from '@duckdb/node-api';
 import type { Store } from './db.js';
@@ -19,26 +20,30 @@ type Value = string | number | boolean | Date | null;
 
 const epochMs = (value: Value) => (value instanceof Date ? value.getTime() : (value as number));
 
-/** The converter of a column's JS values to DuckDB values; runs of one value reuse its conversion. */
-function converter(type: DuckDBType): (value: Value) => DuckDBValue {
-  const convert =
-    type.typeId === DuckDBTypeId.BIGINT
-      ? (value: Value) => BigInt(value as number)
-      : type.typeId === DuckDBTypeId.TIMESTAMP
-        ? (value: Value) => new DuckDBTimestampValue(BigInt(epochMs(value)) * 1000n)
-        : type.typeId === DuckDBTypeId.DATE
-          ? (value: Value) => new DuckDBDateValue(Math.floor(epochMs(value) / 86_400_000))
-          : (value: Value) => value as DuckDBValue;
-  let last: Value = null;
-  let lastConverted: DuckDBValue = null;
-  return (value) => {
-    if (value === null) return null;
-    if (value !== last) {
-      last = value;
-      lastConverted = convert(value);
-    }
-    return lastConverted;
-  };
+/** Writes one JS value into a column vector; holders are reused because setItem copies at once. */
+type Writer = (vector: DuckDBVector, row: number, value: Value) => void;
+
+function writer(type: DuckDBType): Writer {
+  if (type.typeId === DuckDBTypeId.BIGINT) {
+    return (vector, row, value) => vector.setItem(row, value === null ? null : BigInt(value as number));
+  }
+  if (type.typeId === DuckDBTypeId.TIMESTAMP) {
+    const holder = new DuckDBTimestampValue(0n);
+    return (vector, row, value) => {
+      if (value === null) return vector.setItem(row, null);
+      (holder as { micros: bigint }).micros = BigInt(epochMs(value)) * 1000n;
+      vector.setItem(row, holder);
+    };
+  }
+  if (type.typeId === DuckDBTypeId.DATE) {
+    const holder = new DuckDBDateValue(0);
+    return (vector, row, value) => {
+      if (value === null) return vector.setItem(row, null);
+      (holder as { days: number }).days = Math.floor(epochMs(value) / 86_400_000);
+      vector.setItem(row, holder);
+    };
+  }
+  return (vector, row, value) => vector.setItem(row, value as DuckDBValue);
 }
 
 /**
@@ -83,21 +88,23 @@ export class BulkLoad {
     return this.store.write((sql) => this.store.nextId(sql, table, count));
   }
 
-  /** Appends `rowCount` rows given by column name; a column not given is NULL. */
+  /**
+   * Appends `rowCount` rows given by column name; a column not given is NULL. Values go straight
+   * into each chunk's vectors: building DuckDB value objects per cell first cost a third of a load.
+   */
   async append(table: string, values: Record<string, ColumnValues>, rowCount: number): Promise<void> {
     const { names, types, appender } = await this.table(table);
-    const converters = types.map(converter);
+    const writers = types.map(writer);
     for (let offset = 0; offset < rowCount; offset += CHUNK_ROWS) {
       const size = Math.min(CHUNK_ROWS, rowCount - offset);
       const chunk = DuckDBDataChunk.create(types, size);
-      chunk.setColumns(
-        names.map((name, i) => {
-          const column = values[name];
-          const out = new Array<DuckDBValue>(size).fill(null);
-          if (column !== undefined) for (let row = 0; row < size; row++) out[row] = converters[i](column[offset + row]);
-          return out;
-        }),
-      );
+      names.forEach((name, i) => {
+        const vector = chunk.getColumnVector(i);
+        const column = values[name];
+        const write = writers[i];
+        for (let row = 0; row < size; row++) write(vector, row, column === undefined ? null : column[offset + row]);
+        vector.flush();
+      });
       appender.appendDataChunk(chunk);
     }
   }
