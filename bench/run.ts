@@ -1,11 +1,12 @@
 // npm run bench [-- section ...]: the figures of issue 7, each beside a ceiling measured in the same
 // run on the same machine; prints a table and writes the figures to bench/results.json.
-// Sections: sales, webhooks, demo, reports, scaling (default: all). BENCH_CLICKS scales the demo
+// Sections: sales, webhooks, profile, demo, reports, scaling (default: all). BENCH_CLICKS scales the demo
 // and report data down for a quick try (default 10,000,000); BENCH_SCALING lists the scaling sizes.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import Table from 'cli-table3';
+import { profileWrites, type WriteProfile } from './profile.js';
 import { benchDemo, benchReports, benchScaling } from './report.js';
 import { benchSales } from './sales.js';
 import { benchWebhooks } from './webhooks.js';
@@ -81,6 +82,14 @@ if (wanted('webhooks')) {
   });
 }
 
+// Not a target row: the measurement behind the write figures (where the one writer's time goes).
+const profiles: Array<[string, WriteProfile]> = [];
+if (wanted('profile')) {
+  log('profile: statements of the writer under the sale and the webhook load (5 s each, in-process server)…');
+  for (const workload of ['sales', 'webhooks'] as const) profiles.push([workload, await profileWrites(workload)]);
+  results.profile = Object.fromEntries(profiles);
+}
+
 let demoData: Awaited<ReturnType<typeof benchDemo>>['keep'] | undefined;
 if (wanted('demo') || wanted('reports')) {
   log(`demo: partnerkit demo --clicks ${fmt(clicks)} (3 runs), and the same rows by SQL (3 runs)…`);
@@ -137,6 +146,15 @@ if (wanted('scaling')) {
 const table = new Table({ head: ['figure', 'median (min–max)', 'ceiling', 'ratio', 'target', 'met'], style: { head: [], border: [] }, wordWrap: true });
 for (const r of rows) table.push([r.figure, r.value, r.ceiling, r.ratio, r.target, r.met === null ? '—' : r.met ? 'yes' : 'NO']);
 console.log(table.toString());
+for (const [workload, p] of profiles) {
+  console.log(
+    `\nWriter profile, ${workload}: ${fmt(p.requests)} requests in ${fmt(p.batches)} transactions (${fmt(p.requestsPerBatch, 1)} per transaction); ` +
+      `the writer connection was inside a statement ${fmt(100 * p.writerBusy)} % of the time`,
+  );
+  const statements = new Table({ head: ['statement', 'per transaction', 'ms each', 'ms per transaction'], style: { head: [], border: [] } });
+  for (const st of p.statements.slice(0, 12)) statements.push([st.sql, fmt(st.perBatch, 2), fmt(st.msEach, 2), fmt(st.msPerBatch, 2)]);
+  console.log(statements.toString());
+}
 results.table = rows;
 const out = resolve(import.meta.dirname, '../../bench/results.json');
 mkdirSync(resolve(out, '..'), { recursive: true });

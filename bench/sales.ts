@@ -32,13 +32,19 @@ export async function provision(url: string, adminToken: string, customers = CUS
   return { ...(program as { id: number; apiKey: string; webhookSecret: string }), clickIds };
 }
 
+/** Sale bodies with unique transaction ids, spread over the provisioned customers. */
+export function saleBody(): () => string {
+  let seq = 0;
+  return () => JSON.stringify({ transaction_id: `bench_${++seq}`, amount_cents: 1000 + (seq % 5000), customer_key: `c${seq % CUSTOMERS}` });
+}
+
 async function saleRuns(runs: number): Promise<{ results: LoadResult[]; recordedExactly: boolean }> {
   const dir = tempDir('sales');
   const server = await serve(dir.path, ['--rate-limit', '100000000']);
   try {
     const adminToken = (await import('node:fs')).readFileSync(join(dir.path, 'admin-token'), 'utf8').trim();
     const program = await provision(server.url, adminToken);
-    let seq = 0;
+    const body = saleBody();
     const results: LoadResult[] = [];
     for (let run = 0; run < runs; run++) {
       results.push(
@@ -48,7 +54,7 @@ async function saleRuns(runs: number): Promise<{ results: LoadResult[]; recorded
           connections: CONNECTIONS,
           seconds: SECONDS,
           headers: { authorization: `Bearer ${program.apiKey}` },
-          body: () => JSON.stringify({ transaction_id: `bench_${++seq}`, amount_cents: 1000 + (seq % 5000), customer_key: `c${seq % CUSTOMERS}` }),
+          body,
         }),
       );
     }

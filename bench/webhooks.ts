@@ -10,15 +10,12 @@ const FIXTURE = resolve(import.meta.dirname, '../../fixtures/stripe/checkout-one
  * Signed checkout.session.completed deliveries, each with a new event id and a new payment, so
  * every delivery verifies its signature, stores its event and records a sale with its commission.
  */
-export async function benchWebhooks(runs = 3, connections = 32, seconds = 10): Promise<{ rps: Summary; p99: Summary; ok: number; non2xx: number }> {
-  const dir = tempDir('webhooks');
-  const server = await serve(dir.path, ['--rate-limit', '100000000']);
-  try {
-    const adminToken = readFileSync(join(dir.path, 'admin-token'), 'utf8').trim();
-    const program = await provision(server.url, adminToken);
-    const template = readFileSync(FIXTURE, 'utf8').replaceAll('{{PROGRAM_ID}}', String(program.id));
-    let seq = 0;
-    const body = () => {
+export function webhookDeliveries(program: Awaited<ReturnType<typeof provision>>) {
+  const template = readFileSync(FIXTURE, 'utf8').replaceAll('{{PROGRAM_ID}}', String(program.id));
+  let seq = 0;
+  return {
+    path: `/api/v1/webhooks/stripe/${program.id}`,
+    body: () => {
       const n = ++seq;
       const event = JSON.parse(template.replace('{{CLICK_ID}}', program.clickIds[n % program.clickIds.length]).replace('{{CUSTOMER_KEY}}', `c${n % program.clickIds.length}`));
       event.id = `evt_bench_${n}`;
@@ -26,22 +23,23 @@ export async function benchWebhooks(runs = 3, connections = 32, seconds = 10): P
       event.data.object.id = `cs_bench_${n}`;
       event.data.object.payment_intent = `pi_bench_${n}`;
       return JSON.stringify(event);
-    };
+    },
+    // autocannon builds the body first; the signature header is computed from it per request.
+    sign: (payload: string) => ({
+      'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: program.webhookSecret, timestamp: Math.floor(Date.now() / 1000) }),
+    }),
+  };
+}
+
+export async function benchWebhooks(runs = 3, connections = 32, seconds = 10): Promise<{ rps: Summary; p99: Summary; ok: number; non2xx: number }> {
+  const dir = tempDir('webhooks');
+  const server = await serve(dir.path, ['--rate-limit', '100000000']);
+  try {
+    const adminToken = readFileSync(join(dir.path, 'admin-token'), 'utf8').trim();
+    const deliveries = webhookDeliveries(await provision(server.url, adminToken));
     const results = [];
     for (let run = 0; run < runs; run++) {
-      // autocannon builds the body first; the signature header is computed from it per request.
-      results.push(
-        await load({
-          url: server.url,
-          path: `/api/v1/webhooks/stripe/${program.id}`,
-          connections,
-          seconds,
-          body,
-          sign: (payload) => ({
-            'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: program.webhookSecret, timestamp: Math.floor(Date.now() / 1000) }),
-          }),
-        }),
-      );
+      results.push(await load({ url: server.url, connections, seconds, ...deliveries }));
     }
     return {
       rps: summarize(results.map((r) => r.rps)),

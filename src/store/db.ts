@@ -1,10 +1,11 @@
 import {
   DuckDBConnection,
   DuckDBInstance,
+  JSDuckDBValueConverter,
   listValue,
   timestampValue,
+  type DuckDBMaterializedResult,
   type DuckDBPreparedStatement,
-  type DuckDBResultReader,
   type DuckDBValue,
 } from '@duckdb/node-api';
 import { AppError } from '../errors.js';
@@ -68,19 +69,36 @@ export async function insertMany<R extends Record<string, unknown>>(
 /** Prepared statements kept per connection: the service's SQL is a fixed set of texts. */
 const MAX_PREPARED = 256;
 
+/** Called after each statement with its text and wall time (the benchmark's write profile). */
+export type StatementObserver = (sql: string, ms: number) => void;
+
 class ConnectionSql implements Sql {
   writes = 0;
   private readonly prepared = new Map<string, DuckDBPreparedStatement>();
-  constructor(readonly connection: DuckDBConnection) {}
+  constructor(
+    readonly connection: DuckDBConnection,
+    private readonly observe?: StatementObserver,
+  ) {}
 
   /**
    * Runs a statement; with parameters through a cached prepared statement, which saves the parse,
    * plan and two native round trips that each call would otherwise pay (DuckDB re-binds a cached
-   * statement by itself when the schema has changed since).
+   * statement by itself when the schema has changed since). The result comes back materialized in
+   * that one native call; its chunks are then read synchronously.
    */
-  private async execute(sql: string, params: Params): Promise<DuckDBResultReader> {
+  private async execute(sql: string, params: Params): Promise<DuckDBMaterializedResult> {
+    if (!this.observe) return this.executeNow(sql, params);
+    const started = performance.now();
+    try {
+      return await this.executeNow(sql, params);
+    } finally {
+      this.observe(sql, performance.now() - started);
+    }
+  }
+
+  private async executeNow(sql: string, params: Params): Promise<DuckDBMaterializedResult> {
     const values = bind(params);
-    if (values === undefined) return this.connection.runAndReadAll(sql);
+    if (values === undefined) return this.connection.run(sql);
     let statement = this.prepared.get(sql);
     if (!statement) {
       if (this.prepared.size >= MAX_PREPARED) this.closeStatements();
@@ -88,7 +106,7 @@ class ConnectionSql implements Sql {
       this.prepared.set(sql, statement);
     }
     statement.bind(values);
-    return statement.runAndReadAll();
+    return statement.run();
   }
 
   closeStatements(): void {
@@ -102,9 +120,19 @@ class ConnectionSql implements Sql {
   }
 
   async all<T = Row>(sql: string, params: Params = []): Promise<T[]> {
-    const reader = await this.execute(sql, params);
-    const rows = reader.getRowObjectsJS() as Row[];
-    for (const row of rows) for (const key in row) row[key] = toJs(row[key]);
+    const result = await this.execute(sql, params);
+    const names = result.deduplicatedColumnNames();
+    const rows: Row[] = [];
+    for (let c = 0; c < result.chunkCount; c++) {
+      const chunk = result.getChunk(c);
+      for (let r = 0; r < chunk.rowCount; r++) {
+        const row: Row = {};
+        chunk.visitRowValues(r, (value, _, column, type) => {
+          row[names[column]] = toJs(JSDuckDBValueConverter(value, type, JSDuckDBValueConverter));
+        });
+        rows.push(row);
+      }
+    }
     return rows as T[];
   }
 
@@ -131,6 +159,8 @@ export type StoreOptions = {
   maxBatch?: number;
   threads?: number;
   migrations?: readonly Migration[];
+  /** Sees every statement of the writer connection. */
+  observeWrites?: StatementObserver;
 };
 
 /**
@@ -161,7 +191,7 @@ export class Store {
   static async open(path: string, options: StoreOptions = {}): Promise<Store> {
     const instance = await DuckDBInstance.create(path, { threads: String(options.threads ?? 2) });
     try {
-      const writer = new ConnectionSql(await instance.connect());
+      const writer = new ConnectionSql(await instance.connect(), options.observeWrites);
       await migrate(writer, options.migrations ?? defaultMigrations);
       const readers: ConnectionSql[] = [];
       for (let i = 0; i < (options.readers ?? 4); i++) readers.push(new ConnectionSql(await instance.connect()));

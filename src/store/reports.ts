@@ -1,3 +1,4 @@
+import { dateValue } from '@duckdb/node-api';
 import { utcDay, type Sql } from './db.js';
 
 /** What one day (or one whole window) of a program sums to; money in integer cents. */
@@ -22,11 +23,11 @@ const METRICS = ['clicks', 'leads', 'leadStatus', 'conversions', 'revenueCents',
 
 /**
  * Where each metric comes from (DECISIONS §4 dating): its table, the instant that dates it, the
- * stored UTC day of that instant, and its filter. Test data never counts: test clicks are flagged,
- * test sales live in their own table.
+ * stored UTC day of that instant, and its filter. Test data never counts: test clicks have no day
+ * (migration 003), test sales live in their own table.
  */
 const SOURCES = [
-  { sums: 'count(*) AS clicks', table: 'clicks', at: 'created_at', day: 'day', where: 'NOT is_test' },
+  { sums: 'count(*) AS clicks', table: 'clicks', at: 'created_at', day: 'day', where: 'day IS NOT NULL' },
   {
     sums: `count(*) AS leads, count(*) FILTER (WHERE status = 'lead') AS "leadStatus"`,
     // Every customer is a lead or a conversion (the table's CHECK), so no status filter: it cost a
@@ -44,33 +45,40 @@ const SOURCES = [
 
 const totals = METRICS.map((m) => `CAST(coalesce(sum("${m}"), 0) AS BIGINT) AS "${m}"`).join(', ');
 const union = (select: (s: (typeof SOURCES)[number]) => string) => SOURCES.map(select).join('\n  UNION ALL BY NAME\n  ');
+/** The part of one day (the DATE parameter `day`) inside an instant range: the day column prunes. */
+const edge = (name: string, day: string, range: string) =>
+  `SELECT '${name}', NULL, ${totals} FROM (
+  ${union((s) => `SELECT ${s.sums} FROM ${s.table} WHERE program_id = $1 AND ${s.day} = ${day} AND ${range.replaceAll('AT', s.at)} AND ${s.where}`)}
+)`;
 
 /*
- * One round trip. Each event table is aggregated per stored UTC day over both windows at once
- * ($2 previous start … $4 current end), filtered on program_id and its time column so DuckDB skips
- * row groups by their zone maps (events are stored in time order; no ART index needed). Grouping on
- * a stored DATE is several times faster than on CAST(ts AS DATE) and needs no second key for the
- * window: a day belongs to the current window from the current start's day on. When the current
- * window starts inside a day ($3 after midnight $5), the "split" row holds that day's part before
- * $3, which belongs to the previous window. A day spine lists the days without activity.
+ * One round trip. Each event table is aggregated per stored UTC day over the days both windows
+ * touch ($6 … $7), filtered on program_id and the day so DuckDB skips row groups by their zone
+ * maps (events are stored in time order; no ART index needed) and reads no timestamp: grouping
+ * and filtering on a stored DATE is several times faster than on the instant. Three "edge" rows
+ * hold the parts of the boundary days outside a window, read by instant from one day's row groups:
+ * "head", the first day before the previous window's start $2; "split", the current start's day
+ * before $3 (it belongs to the previous window); "tail", the last day after the end $4. A day
+ * spine lists the days without activity.
  */
 const PERFORMANCE_SQL = `
 WITH
 per_day AS (
-  ${union((s) => `SELECT ${s.day} AS day, ${s.sums} FROM ${s.table} WHERE program_id = $1 AND ${s.at} BETWEEN $2 AND $4 AND ${s.where} GROUP BY 1`)}
-),
-split AS (
-  ${union((s) => `SELECT ${s.sums} FROM ${s.table} WHERE program_id = $1 AND ${s.at} >= $5 AND ${s.at} < $3 AND ${s.where}`)}
+  ${union((s) => `SELECT ${s.day} AS day, ${s.sums} FROM ${s.table} WHERE program_id = $1 AND ${s.day} BETWEEN $6 AND $7 AND ${s.where} GROUP BY 1`)}
 ),
 spine AS (
-  SELECT CAST(d AS DATE) AS day FROM generate_series(CAST($2 AS DATE), CAST($4 AS DATE), INTERVAL 1 DAY) AS r(d)
+  SELECT CAST(d AS DATE) AS day FROM generate_series($6, $7, INTERVAL 1 DAY) AS r(d)
 )
-SELECT false AS split, strftime(s.day, '%Y-%m-%d') AS day, ${totals}
+SELECT NULL AS edge, strftime(s.day, '%Y-%m-%d') AS day, ${totals}
 FROM spine s LEFT JOIN per_day p ON p.day = s.day
 GROUP BY s.day
 UNION ALL
-SELECT true, NULL, ${totals} FROM split
-ORDER BY split, day
+${edge('head', '$6', 'AT < $2')}
+UNION ALL
+${edge('split', '$5', 'AT < $3')}
+UNION ALL
+${edge('tail', '$7', 'AT > $4')}
+ORDER BY edge NULLS FIRST, day
 `;
 
 const zero = (): PerformanceTotals => Object.fromEntries(METRICS.map((m) => [m, 0])) as PerformanceTotals;
@@ -79,27 +87,35 @@ function add(into: PerformanceTotals, row: PerformanceTotals, sign = 1): void {
   for (const m of METRICS) into[m] += sign * row[m];
 }
 
+const midnight = (day: string) => new Date(`${day}T00:00:00.000Z`);
+/** A DATE parameter: compared with a stored DATE column, it keeps the filter a zone-map range. */
+const date = (day: string) => dateValue(midnight(day).getTime() / 86_400_000);
+
 /** The current window's days (oldest first) and both windows' totals, from one query's day sums. */
 export async function performance(
   sql: Sql,
   programId: number,
   w: PerformanceWindows,
 ): Promise<{ days: PerformanceDayRow[]; current: PerformanceTotals; previous: PerformanceTotals }> {
+  const firstDay = utcDay(w.previousFrom);
   const fromDay = utcDay(w.from);
-  const rows = await sql.all<PerformanceDayRow & { split: boolean }>(PERFORMANCE_SQL, [
-    programId, w.previousFrom, w.from, w.to, new Date(`${fromDay}T00:00:00.000Z`),
+  const lastDay = utcDay(w.to);
+  const rows = await sql.all<PerformanceDayRow & { edge: 'head' | 'split' | 'tail' | null }>(PERFORMANCE_SQL, [
+    programId, w.previousFrom, w.from, w.to, date(fromDay), date(firstDay), date(lastDay),
   ]);
-  const split = rows.find((r) => r.split)!;
+  const edge = (name: string) => rows.find((r) => r.edge === name)!;
   const current = zero();
   const previous = zero();
-  add(previous, split);
+  add(previous, edge('split'));
+  add(previous, edge('head'), -1);
   const days: PerformanceDayRow[] = [];
-  for (const { split: _, ...row } of rows.filter((r) => !r.split)) {
+  for (const { edge: _, ...row } of rows.filter((r) => r.edge === null)) {
     if (row.day < fromDay) {
       add(previous, row);
       continue;
     }
-    if (row.day === fromDay) add(row, split, -1);
+    if (row.day === fromDay) add(row, edge('split'), -1);
+    if (row.day === lastDay) add(row, edge('tail'), -1);
     add(current, row);
     days.push(row);
   }

@@ -27,11 +27,12 @@ export type CustomerRow = {
   status: 'lead' | 'conversion';
 };
 
+/** A test click gets no report day (migration 003): reports never count it. */
 export async function insertClick(sql: Sql, c: ClickRow): Promise<void> {
   await sql.run(
     `INSERT INTO clicks (id, click_id, program_id, partner_program_id, landing_url, referrer, is_test, created_at, day)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::DATE)`,
-    [c.id, c.click_id, c.program_id, c.partner_program_id, c.landing_url, c.referrer, c.is_test, c.created_at, utcDay(c.created_at)],
+    [c.id, c.click_id, c.program_id, c.partner_program_id, c.landing_url, c.referrer, c.is_test, c.created_at, c.is_test ? null : utcDay(c.created_at)],
   );
 }
 

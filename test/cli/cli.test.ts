@@ -66,6 +66,9 @@ async function provisionAndTrack(env: NodeJS.ProcessEnv) {
   return program;
 }
 
+// Each of the first two tests starts about twenty CLI processes: ~20 s alone, more beside other files.
+const MANY_PROCESSES = 90_000;
+
 describe('the partnerkit CLI as a process', () => {
   test('every command works on a data dir with no server (in-process), with the pinned clock', async () => {
     const dataDir = tempDataDir();
@@ -73,7 +76,7 @@ describe('the partnerkit CLI as a process', () => {
     await provisionAndTrack(env);
     expect(statSync(join(dataDir, 'admin-token')).mode & 0o777).toBe(0o600);
     expect(existsSync(join(dataDir, 'partnerkit.duckdb'))).toBe(true);
-  });
+  }, MANY_PROCESSES);
 
   test('every command works through a running server on the same data dir; SIGTERM shuts it down cleanly', async () => {
     const dataDir = tempDataDir();
@@ -91,7 +94,7 @@ describe('the partnerkit CLI as a process', () => {
     // Everything acknowledged while serving is on disk for the next process.
     const keys = await runJson(['key', 'list', '--program', '1'], cliEnv(dataDir));
     expect(keys).toHaveLength(3);
-  });
+  }, MANY_PROCESSES);
 
   test('a second serve on a held data dir exits non-zero at once, naming the running server', async () => {
     const dataDir = tempDataDir();

@@ -177,6 +177,25 @@ describe('GET /api/tracking/performance/:programId', () => {
     });
   });
 
+  test('a previous window starting inside a day counts only the events of that day after its start', async () => {
+    const t = await buildTestApp({ now: '2026-03-01T09:00:00.000Z' });
+    const program = await t.program();
+    t.clock.set('2026-03-02T10:00:00.000Z');
+    await click(t, program); // before the previous window (it starts 03-02 17:00:00.999): in neither
+    t.clock.set('2026-03-02T18:00:00.000Z');
+    await click(t, program); // previous window
+    t.clock.set('2026-03-04T13:00:00.000Z');
+    await click(t, program); // current window
+    await click(t, program, true); // a test click: never counted
+    t.clock.set('2026-03-06T09:00:00.000Z');
+    await click(t, program); // after the current window's end on its last day: in neither
+    t.clock.set(NOW);
+    const body = (await get(t, `/api/tracking/performance/${program.id}?dateFrom=2026-03-04T12:00:00.500Z&dateTo=2026-03-06T07:00:00Z`)).json();
+    expect(body.data.map((d: { date: string; clicks: number }) => [d.date, d.clicks])).toEqual([['2026-03-04', 1], ['2026-03-05', 0], ['2026-03-06', 0]]);
+    expect(body.metrics.totalClicks).toBe(1);
+    expect(body.metrics.clicksTrend).toEqual({ trend: 0, trendDirection: 'stable' });
+  });
+
   test.each([
     ['7d', '2026-03-04', '2026-02-25T00:00:00.000Z', '2026-03-03T23:59:59.999Z', 7],
     ['30d', '2026-02-09', '2026-01-10T00:00:00.000Z', '2026-02-08T23:59:59.999Z', 30],

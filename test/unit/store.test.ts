@@ -41,6 +41,21 @@ describe('migrations', () => {
     await reopened.close();
   });
 
+  test('migration 003 takes the report day off test clicks stored before it, and only theirs', async () => {
+    const file = tempFile();
+    const v2 = await Store.open(file, { migrations: migrations.slice(0, 2) });
+    await v2.write((sql) =>
+      sql.run(`INSERT INTO clicks (id, click_id, program_id, partner_program_id, is_test, created_at, day) VALUES
+        (1, 'ck_1_a', 1, 1, false, TIMESTAMP '2026-03-01 10:00', DATE '2026-03-01'),
+        (2, 'ck_2_b', 1, 1, true, TIMESTAMP '2026-03-01 11:00', DATE '2026-03-01')`),
+    );
+    await v2.close();
+    const v3 = await Store.open(file);
+    const days = await v3.read((sql) => sql.all<{ id: number; day: string | null }>("SELECT id, strftime(day, '%Y-%m-%d') AS day FROM clicks ORDER BY id"));
+    expect(days).toEqual([{ id: 1, day: '2026-03-01' }, { id: 2, day: null }]);
+    await v3.close();
+  });
+
   test('a failing migration leaves the file at the previous version', async () => {
     const file = tempFile();
     await (await Store.open(file)).close();

@@ -1,7 +1,8 @@
 import { initial } from './001-initial.js';
 import { webhookDeferral } from './002-webhook-deferral.js';
+import { testClicksUndated } from './003-test-clicks-undated.js';
 
 export type Migration = { version: number; name: string; sql: string };
 
 /** Applied in order on open; each runs once, recorded in schema_migrations. Never edit a shipped one. */
-export const migrations: readonly Migration[] = [initial, webhookDeferral];
+export const migrations: readonly Migration[] = [initial, webhookDeferral, testClicksUndated];
