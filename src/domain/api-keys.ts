@@ -1,30 +1,26 @@
 import { findApiKeyByHash, type ApiKeyRow } from '../store/api-keys.js';
 import type { Store } from '../store/db.js';
-import type { Deps } from './deps.js';
 import { sha256 } from './secrets.js';
+import { ForgetfulCache, perStore } from './store-cache.js';
 
 // Keys are read on every tracking request. This process alone writes the database, so a cache
-// of the keys it has seen stays true as long as retiring a key forgets it (forgetApiKey).
-const caches = new WeakMap<Store, Map<string, ApiKeyRow>>();
-
-function cacheOf(store: Store): Map<string, ApiKeyRow> {
-  let cache = caches.get(store);
-  if (!cache) caches.set(store, (cache = new Map()));
-  return cache;
-}
+// of the keys it has seen stays true as long as retiring a key forgets it (changingApiKey).
+const cacheOf = perStore(() => new ForgetfulCache<string, ApiKeyRow>());
 
 /** The stored key for a bearer token, or undefined; unknown tokens are not cached. */
-export async function lookupApiKey({ store }: Deps, token: string): Promise<ApiKeyRow | undefined> {
+export async function lookupApiKey(store: Store, token: string): Promise<ApiKeyRow | undefined> {
   const hash = sha256(token);
   const cache = cacheOf(store);
   const cached = cache.get(hash);
   if (cached) return cached;
-  const key = await store.read((sql) => findApiKeyByHash(sql, hash));
-  if (key) cache.set(hash, key);
-  return key;
+  const [found] = await cache.load(async () => {
+    const key = await store.read((sql) => findApiKeyByHash(sql, hash));
+    return key ? [[hash, key] as const] : [];
+  });
+  return found?.[1];
 }
 
-export function forgetApiKey({ store }: Deps, keyId: number): void {
-  const cache = cacheOf(store);
-  for (const [hash, key] of cache) if (key.id === keyId) cache.delete(hash);
+/** Runs a write that changes a key; the cache forgets the key once it settled. */
+export function changingApiKey<T>(store: Store, keyId: number, change: () => Promise<T>): Promise<T> {
+  return cacheOf(store).changing(change, (_, key) => key.id === keyId);
 }

@@ -1,40 +1,50 @@
 import { AppError } from '../errors.js';
 import type { Sql, Store } from '../store/db.js';
 import { findPrograms, listProductRules, type CommissionRule, type ProgramRow } from '../store/programs.js';
+import { ForgetfulCache, perStore } from './store-cache.js';
 
 export type CachedProgram = { program: ProgramRow; rules: Map<string, CommissionRule> };
 
 // Programs and their product rules are read by every sale batch and webhook delivery and change
-// only through this process (rule add, webhook secret), which forgets them (forgetProgram).
-const caches = new WeakMap<Store, Map<number, CachedProgram>>();
+// only through this process (rule add, webhook secret), which runs those changes through
+// changingProgram so the cache forgets them.
+const cacheOf = perStore(() => new ForgetfulCache<number, CachedProgram>());
 
-function cacheOf(store: Store): Map<number, CachedProgram> {
-  let cache = caches.get(store);
-  if (!cache) caches.set(store, (cache = new Map()));
-  return cache;
+export function programNotFound(id: number): AppError {
+  return new AppError('not_found', `Program ${id} not found`);
 }
 
 /** The programs of `ids` that exist, with their product rules, reading only the ones not cached. */
 export async function cachedPrograms(store: Store, sql: Sql, ids: number[]): Promise<Map<number, CachedProgram>> {
   const cache = cacheOf(store);
-  const missing = ids.filter((id) => !cache.has(id));
-  for (const program of await findPrograms(sql, missing)) {
-    const rules = await listProductRules(sql, program.id);
-    cache.set(program.id, {
-      program,
-      rules: new Map(rules.map((r) => [r.product_id, { type: r.commission_type, value: r.commission_value }])),
-    });
+  const found = new Map<number, CachedProgram>();
+  const missing: number[] = [];
+  for (const id of ids) {
+    const cached = cache.get(id);
+    if (cached) found.set(id, cached);
+    else missing.push(id);
   }
-  return new Map(ids.flatMap((id) => (cache.has(id) ? [[id, cache.get(id)!] as const] : [])));
+  if (missing.length === 0) return found;
+  const loaded = await cache.load(async () => {
+    const rows: Array<[number, CachedProgram]> = [];
+    for (const program of await findPrograms(sql, missing)) {
+      const rules = await listProductRules(sql, program.id);
+      rows.push([program.id, { program, rules: new Map(rules.map((r) => [r.product_id, { type: r.commission_type, value: r.commission_value }])) }]);
+    }
+    return rows;
+  });
+  for (const [id, program] of loaded) found.set(id, program);
+  return found;
 }
 
 /** One program or 404 not_found. */
 export async function cachedProgram(store: Store, sql: Sql, id: number): Promise<CachedProgram> {
   const found = (await cachedPrograms(store, sql, [id])).get(id);
-  if (!found) throw new AppError('not_found', `Program ${id} not found`);
+  if (!found) throw programNotFound(id);
   return found;
 }
 
-export function forgetProgram(store: Store, id: number): void {
-  cacheOf(store).delete(id);
+/** Runs a write that changes a program or its rules; the cache forgets the program once it settled. */
+export function changingProgram<T>(store: Store, id: number, change: () => Promise<T>): Promise<T> {
+  return cacheOf(store).changing(change, (programId) => programId === id);
 }

@@ -8,8 +8,8 @@ import * as members from '../store/members.js';
 import * as partners from '../store/partners.js';
 import * as programs from '../store/programs.js';
 import type { CommissionRule, ProductRuleRow, ProgramRow } from '../store/programs.js';
-import { forgetApiKey } from './api-keys.js';
-import { forgetProgram } from './program-cache.js';
+import { changingApiKey } from './api-keys.js';
+import { changingProgram, programNotFound } from './program-cache.js';
 import type { Deps } from './deps.js';
 import { randomCode, randomToken, sha256 } from './secrets.js';
 
@@ -83,20 +83,21 @@ export async function showProgram({ store }: Deps, id: number) {
 
 export async function requireProgram(sql: Sql, id: number): Promise<ProgramRow> {
   const program = await programs.findProgram(sql, id);
-  if (!program) throw new AppError('not_found', `Program ${id} not found`);
+  if (!program) throw programNotFound(id);
   return program;
 }
 
 export async function addProductRule({ store, clock }: Deps, programId: number, productId: string, rule: CommissionRule) {
-  return store.write(async (sql) => {
-    await requireProgram(sql, programId);
-    const row: ProductRuleRow = {
-      program_id: programId, product_id: productId, commission_type: rule.type, commission_value: rule.value, created_at: clock.now(),
-    };
-    await programs.upsertProductRule(sql, row);
-    forgetProgram(store, programId);
-    return ruleView(row);
-  });
+  return changingProgram(store, programId, () =>
+    store.write(async (sql) => {
+      await requireProgram(sql, programId);
+      const row: ProductRuleRow = {
+        program_id: programId, product_id: productId, commission_type: rule.type, commission_value: rule.value, created_at: clock.now(),
+      };
+      await programs.upsertProductRule(sql, row);
+      return ruleView(row);
+    }),
+  );
 }
 
 async function issueKey({ store, clock }: Deps, sql: Sql, programId: number, mode: ApiKeyMode) {
@@ -122,13 +123,14 @@ export async function createApiKey(deps: Deps, programId: number, mode: ApiKeyMo
 }
 
 export async function retireApiKey({ store, clock }: Deps, programId: number, keyId: number) {
-  return store.write(async (sql) => {
-    const key = await keys.findApiKey(sql, programId, keyId);
-    if (!key) throw new AppError('not_found', `API key ${keyId} not found in program ${programId}`);
-    if (key.status === 'active') await keys.retireApiKey(sql, keyId, clock.now());
-    forgetApiKey({ store, clock }, keyId);
-    return { id: keyId, status: 'retired' as const };
-  });
+  return changingApiKey(store, keyId, () =>
+    store.write(async (sql) => {
+      const key = await keys.findApiKey(sql, programId, keyId);
+      if (!key) throw new AppError('not_found', `API key ${keyId} not found in program ${programId}`);
+      if (key.status === 'active') await keys.retireApiKey(sql, keyId, clock.now());
+      return { id: keyId, status: 'retired' as const };
+    }),
+  );
 }
 
 export async function listApiKeys({ store }: Deps, programId: number) {

@@ -26,7 +26,7 @@ export function apiKeyAuth(deps: Deps) {
   return async (request: FastifyRequest): Promise<void> => {
     const token = bearerToken(request);
     if (!token) throw new AppError('unauthorized', 'Missing or malformed Authorization header; send Authorization: Bearer <API key>');
-    const key = await lookupApiKey(deps, token);
+    const key = await lookupApiKey(deps.store, token);
     if (!key) throw new AppError('unauthorized', 'The API key matches no active program');
     if (key.status === 'retired') {
       throw new AppError('api_key_rotation_required', 'This API key has been retired', null, {

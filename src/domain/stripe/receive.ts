@@ -1,7 +1,7 @@
 import * as webhooks from '../../store/webhooks.js';
 import type { WebhookEventSummary, WebhookOutcome } from '../../store/webhooks.js';
 import type { Deps } from '../deps.js';
-import { cachedProgram, forgetProgram } from '../program-cache.js';
+import { cachedProgram, changingProgram } from '../program-cache.js';
 import { requireProgram } from '../provisioning.js';
 import { reattempt, reattribute } from './deferred.js';
 import { attributableNow, decide, deferralKeys, isUnattributed, type OutcomeReason, planEvent, storeLink } from './record.js';
@@ -90,12 +90,13 @@ export type WebhookEventView = {
  * secret, so the program's generated one is replaced by it when the endpoint is connected.
  */
 export async function setWebhookSecret({ store }: Deps, programId: number, secret: string): Promise<{ programId: number; webhookSecret: string }> {
-  return store.write(async (sql) => {
-    await requireProgram(sql, programId);
-    await webhooks.setWebhookSecret(sql, programId, secret);
-    forgetProgram(store, programId);
-    return { programId, webhookSecret: secret };
-  });
+  return changingProgram(store, programId, () =>
+    store.write(async (sql) => {
+      await requireProgram(sql, programId);
+      await webhooks.setWebhookSecret(sql, programId, secret);
+      return { programId, webhookSecret: secret };
+    }),
+  );
 }
 
 /** GET /api/admin/programs/:programId/webhook-events: newest first. */
