@@ -1,25 +1,16 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { cliEnv, runCli } from '../helpers/cli.js';
 
 // Runs against dist/: `npm run build` first.
-const BIN = resolve('bin/run.js');
 const NOW = '2026-03-10T15:00:00.000Z';
+// One data dir for the whole file (the demo is loaded once), so not tempDataDir's per-test cleanup.
 const dirs: string[] = [];
 
-async function cli(dataDir: string, args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], {
-      env: { ...process.env, PARTNERKIT_DATA_DIR: dataDir, PARTNERKIT_NOW: NOW, PARTNERKIT_URL: '', PARTNERKIT_SESSION_TOKEN: '', ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+function cli(dataDir: string, args: string[], env: Record<string, string> = {}) {
+  return runCli(args, cliEnv(dataDir, { PARTNERKIT_NOW: NOW, PARTNERKIT_SESSION_TOKEN: '', ...env }));
 }
 
 function tempDir(): string {
@@ -92,6 +83,7 @@ describe('partnerkit report performance', () => {
     expect(lines[0]).toBe('Program 1 performance, 7d: 2026-03-04 – 2026-03-10 (UTC)');
     expect(lines[1]).toBe('Compared with 2026-02-25 – 2026-03-03');
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+    expect(body.data).toHaveLength(7);
     for (const day of body.data) {
       const row = lines.find((l) => l.startsWith(`│ ${day.date} `))!;
       const cells = row.split('│').slice(1, -1).map((c) => c.trim().replace(/,/g, ''));

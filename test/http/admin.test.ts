@@ -115,6 +115,8 @@ describe('provisioning API (/api/admin)', () => {
     await t.program();
     const response = await t.app.inject({ method: 'POST', url: `/api/admin/programs/${a.id}/keys/3/retire`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(response.statusCode).toBe(404);
+    // Key 3 is the other program's live key: still active.
+    expect((await t.admin('GET', '/programs/2/keys')).find((k: { id: number }) => k.id === 3)).toMatchObject({ id: 3, status: 'active' });
   });
 
   test('partners: unique e-mail (409), enrollment once per program (409), unknown partner or program (404)', async () => {

@@ -139,6 +139,7 @@ describe('commission rules (DECISIONS §3)', () => {
   async function renewals(recurringMonths: number | null, monthsLater: string[]) {
     const { t, program } = await withCustomer({ recurringMonths, attributionWindowDays: 3650 });
     const first = await t.post(SALE, sale({ transaction_id: 'inv_0', subscription_id: 'sub_1', sale_type: 'subscription' }), program.apiKey);
+    expect(first.statusCode).toBe(200);
     const answers = [first.json()];
     for (const [i, at] of monthsLater.entries()) {
       t.clock.set(at);

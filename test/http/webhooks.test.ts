@@ -423,7 +423,8 @@ describe('deferred attribution', () => {
       t.clock.set('2026-04-28T12:05:00.000Z');
       const [renewal, checkout] = [load('invoice-renewal-no-metadata'), load('checkout-subscription')];
       const pair = round % 2 === 0 ? [renewal, checkout, renewal] : [checkout, renewal, checkout];
-      await Promise.all(pair.map((event) => send(event)));
+      const answers = await Promise.all(pair.map((event) => send(event)));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
       expect((await sales(t)).map((r) => r.transaction_id).sort()).toEqual(['in_1RpkFirstQm2LdVhB3', 'in_1RpkNoMetadataQm2LdVhN2']);
       expect((await send(renewal)).body).toMatchObject({ outcome: 'recorded', reason: null, sale_id: expect.any(Number), redelivery: true });
     }
