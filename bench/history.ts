@@ -1,4 +1,3 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
 import { Store } from '../src/store/db.js';
 
 export type HistoryShape = { clicks: number; customers: number; sales: number; days: number; end: Date };
@@ -64,11 +63,4 @@ export async function generateHistory(file: string, shape: HistoryShape): Promis
     await store.close();
   }
   return { seconds: (performance.now() - started) / 1000, rows: shape.clicks + shape.customers + 3 * shape.sales + 101 };
-}
-
-export async function tableCounts(connection: DuckDBConnection): Promise<Record<string, number>> {
-  const tables = ['clicks', 'customers', 'sale_events', 'sale_transactions', 'commissions'];
-  const out: Record<string, number> = {};
-  for (const table of tables) out[table] = Number((await connection.runAndReadAll(`SELECT count(*) AS n FROM ${table}`)).getRowObjectsJS()[0].n);
-  return out;
 }

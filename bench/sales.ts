@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { api, load, serve, summarize, tempDir, type LoadResult, type Summary } from './lib.js';
@@ -42,7 +43,7 @@ async function saleRuns(runs: number): Promise<{ results: LoadResult[]; recorded
   const dir = tempDir('sales');
   const server = await serve(dir.path, ['--rate-limit', '100000000']);
   try {
-    const adminToken = (await import('node:fs')).readFileSync(join(dir.path, 'admin-token'), 'utf8').trim();
+    const adminToken = readFileSync(join(dir.path, 'admin-token'), 'utf8').trim();
     const program = await provision(server.url, adminToken);
     const body = saleBody();
     const results: LoadResult[] = [];
@@ -132,7 +133,7 @@ async function duplicateStorm(rounds = 20): Promise<SalesFigures['duplicateStorm
   const dir = tempDir('storm');
   const server = await serve(dir.path, ['--rate-limit', '100000000']);
   try {
-    const adminToken = (await import('node:fs')).readFileSync(join(dir.path, 'admin-token'), 'utf8').trim();
+    const adminToken = readFileSync(join(dir.path, 'admin-token'), 'utf8').trim();
     const program = await provision(server.url, adminToken, 1);
     let exactlyOne = true;
     let fiveHundreds = 0;

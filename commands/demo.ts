@@ -4,7 +4,7 @@ import { PartnerkitCommand } from '../src/cli/base.js';
 import { renderObject } from '../src/cli/output.js';
 import { clockFromEnv } from '../src/clock.js';
 import { runningServer, type DataDir } from '../src/config.js';
-import { DEMO_DEFAULTS, loadDemo, type DemoOptions, type DemoResult } from '../src/domain/demo.js';
+import { DEMO_DEFAULTS, DEMO_LIMITS, loadDemo, type DemoOptions, type DemoResult } from '../src/domain/demo.js';
 import { DataDirLockedError, openLocalApp } from '../src/local.js';
 
 export default class Demo extends PartnerkitCommand {
@@ -12,9 +12,9 @@ export default class Demo extends PartnerkitCommand {
     'Create a demo program with partners, a workspace member and session, and a generated history (clicks, leads, conversions, sales with renewals, commissions); the same seed gives the same history';
   static override examples = ['<%= config.bin %> demo', '<%= config.bin %> demo --days 90 --clicks 10000000 --seed 7'];
   static override flags = {
-    days: Flags.integer({ description: 'days of history, ending now', default: DEMO_DEFAULTS.days, min: 1, max: 3650 }),
-    clicks: Flags.integer({ description: 'clicks in the whole history', default: DEMO_DEFAULTS.clicks, min: 0, max: 100_000_000 }),
-    seed: Flags.integer({ description: 'seed of the generator', default: DEMO_DEFAULTS.seed, min: 0, max: 2 ** 32 - 1 }),
+    days: Flags.integer({ description: 'days of history, ending now', default: DEMO_DEFAULTS.days, ...DEMO_LIMITS.days }),
+    clicks: Flags.integer({ description: 'clicks in the whole history', default: DEMO_DEFAULTS.clicks, ...DEMO_LIMITS.clicks }),
+    seed: Flags.integer({ description: 'seed of the generator', default: DEMO_DEFAULTS.seed, ...DEMO_LIMITS.seed }),
   };
 
   async run() {

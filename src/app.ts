@@ -6,6 +6,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import type { Clock } from './clock.js';
 import { registerErrorHandling } from './http/errors.js';
 import { adminRoutes } from './http/routes/admin.js';
+import { demoRoutes } from './http/routes/demo.js';
 import { reportRoutes } from './http/routes/reports.js';
 import { trackingRoutes } from './http/routes/tracking.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
@@ -55,6 +56,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(trackingRoutes(deps));
   await app.register(reportRoutes(deps));
   await app.register(adminRoutes(deps), { prefix: '/api/admin' });
+  await app.register(demoRoutes(deps), { prefix: '/api/admin' });
   await app.register(webhookRoutes(deps));
   return app;
 }

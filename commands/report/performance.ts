@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { performanceCsv, renderPerformance } from '../../src/cli/performance.js';
-import { PERIODS } from '../../src/domain/performance.js';
+import { DEFAULT_PERIOD, PERIODS } from '../../src/domain/performance.js';
 
 export default class ReportPerformance extends PartnerkitCommand {
   static override description =
@@ -14,7 +14,7 @@ export default class ReportPerformance extends PartnerkitCommand {
   ];
   static override args = { programId: Args.integer({ description: 'program id', required: true, min: 1 }) };
   static override flags = {
-    period: Flags.string({ description: 'the N days ending today, or everything since the program was created', options: [...PERIODS], default: '7d' }),
+    period: Flags.string({ description: 'the N days ending today, or everything since the program was created', options: [...PERIODS], default: DEFAULT_PERIOD }),
     from: Flags.string({ description: 'start of a custom range: a date (whole UTC day) or an ISO 8601 date-time', dependsOn: ['to'] }),
     to: Flags.string({ description: 'end of a custom range: a date (whole UTC day) or an ISO 8601 date-time', dependsOn: ['from'] }),
     csv: Flags.boolean({ description: 'print CSV: a header line and one line per day', exclusive: ['json'] }),

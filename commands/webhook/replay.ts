@@ -8,7 +8,7 @@ import type { ProgramView } from '../../src/domain/provisioning.js';
 import type { PartnerkitClient } from '../../src/sdk/client.js';
 import { PartnerkitError } from '../../src/sdk/errors.js';
 
-export type Delivery = {
+type Delivery = {
   file: string;
   eventId: string | null;
   /** The HTTP status; null when nothing was sent or the server was unreachable. */

@@ -10,6 +10,8 @@ import { randomCode } from './secrets.js';
 
 export type DemoOptions = { days: number; clicks: number; seed: number };
 export const DEMO_DEFAULTS: DemoOptions = { days: 90, clicks: 200_000, seed: 42 };
+/** Accepted ranges of the options, the same for the CLI and the admin route. */
+export const DEMO_LIMITS = { days: { min: 1, max: 3650 }, clicks: { min: 0, max: 100_000_000 }, seed: { min: 0, max: 2 ** 32 - 1 } } as const;
 export const DEMO_MEMBER_EMAIL = 'demo@partnerkit.local';
 
 /** Progress of a load: clicks written so far of the total. */

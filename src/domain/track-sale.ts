@@ -6,7 +6,7 @@ import * as tracking from '../store/tracking.js';
 import type { AttributableCustomer } from '../store/tracking.js';
 import { commissionCents, holdUntil, renewalEarnsCommission, withinAttributionWindow } from './commission.js';
 import type { Deps } from './deps.js';
-import { cachedPrograms, type CachedProgram } from './program-cache.js';
+import { cachedPrograms, programNotFound, type CachedProgram } from './program-cache.js';
 import { CURRENCIES, type Currency, missingLiveFields, type SaleRequest } from './sale-request.js';
 import { clickRowId } from './tracking.js';
 
@@ -134,39 +134,35 @@ type BatchContext = {
   firstSubscriptionSale: Map<string, Date>;
 };
 
-const key = (...parts: Array<string | number>) => parts.join(':');
+const clickKey = (programId: number, clickId: string) => `${programId}:${clickId}`;
 
 async function loadContext(store: Store, sql: Sql, batch: PendingSale[]): Promise<BatchContext> {
   const live = batch.filter((s) => s.mode === 'live');
   const programIds = [...new Set(batch.map((s) => s.source.programId))];
   const txnKeys = batch.flatMap((s) => (s.request.transaction_id === undefined ? [] : [sales.transactionKey(s.source.programId, s.mode, s.request.transaction_id)]));
   const byKey = live.flatMap((s) => (s.request.customer_key === undefined ? [] : [{ programId: s.source.programId, customerKey: s.request.customer_key }]));
-  const clickIds = live.flatMap((s) => {
-    const rowId = s.request.click_id === undefined ? undefined : clickRowId(s.request.click_id);
-    return rowId === undefined ? [] : [rowId];
-  });
   const subscriptionIds = live.flatMap((s) => (s.request.is_recurring && s.request.subscription_id !== undefined ? [s.request.subscription_id] : []));
 
   // One connection runs one statement at a time (DUCKDB.md), so these reads are sequential.
   const seen = await sales.findTransactions(sql, txnKeys);
   const programs = await cachedPrograms(store, sql, programIds);
-  const customers = await tracking.findCustomersByKeys(sql, byKey);
+  const customersByKey = new Map((await tracking.findCustomersByKeys(sql, byKey)).map((c) => [tracking.customerRef(c.program_id, c.customer_key), c]));
   const firstSales = await sales.firstSubscriptionSales(sql, programIds, subscriptionIds);
+  // The click id is the fallback: looked up only for the sales whose customer_key found no one.
+  const clickIds = live.flatMap((s) => {
+    const keyMatched = s.request.customer_key !== undefined && customersByKey.has(tracking.customerRef(s.source.programId, s.request.customer_key));
+    const rowId = keyMatched || s.request.click_id === undefined ? undefined : clickRowId(s.request.click_id);
+    return rowId === undefined ? [] : [rowId];
+  });
   // A click id must match its stored value, not only its row id, and belong to the customer's program.
   const clicks = await tracking.findClicksById(sql, clickIds);
   const clickByRowId = new Map(clicks.filter((c) => live.some((s) => s.request.click_id === c.click_id)).map((c) => [c.id, c]));
   const customersByClick = new Map<string, AttributableCustomer>();
   for (const customer of await tracking.findCustomersByClicks(sql, [...clickByRowId.keys()])) {
     const click = clickByRowId.get(customer.click_id!)!;
-    if (click.program_id === customer.program_id) customersByClick.set(key(customer.program_id, click.click_id), customer);
+    if (click.program_id === customer.program_id) customersByClick.set(clickKey(customer.program_id, click.click_id), customer);
   }
-  return {
-    seen,
-    programs,
-    customersByKey: new Map(customers.map((c) => [key(c.program_id, c.customer_key), c])),
-    customersByClick,
-    firstSubscriptionSale: firstSales,
-  };
+  return { seen, programs, customersByKey, customersByClick, firstSubscriptionSale: firstSales };
 }
 
 /** Rows a batch writes, gathered while deciding each sale in arrival order. */
@@ -237,7 +233,7 @@ function decide(
   }
 
   const cached = context.programs.get(source.programId);
-  if (!cached) throw new AppError('not_found', `Program ${source.programId} not found`);
+  if (!cached) throw programNotFound(source.programId);
   const { program, rules } = cached;
   const customer = attribute(context, source.programId, request);
 
@@ -248,7 +244,7 @@ function decide(
 
   const saleId = nextId('sale_events');
   const isRecurring = request.is_recurring ?? false;
-  const subscriptionKey = request.subscription_id === undefined ? undefined : key(program.id, request.subscription_id);
+  const subscriptionKey = request.subscription_id === undefined ? undefined : sales.subscriptionKey(program.id, request.subscription_id);
   const earnsCommission =
     !isRecurring ||
     renewalEarnsCommission(program.recurring_months, subscriptionKey === undefined ? undefined : context.firstSubscriptionSale.get(subscriptionKey), now);
@@ -303,8 +299,8 @@ function decide(
 /** customer_key first, click_id as fallback, both within the program (DECISIONS §3). */
 function attribute(context: BatchContext, programId: number, request: SaleRequest): AttributableCustomer {
   const customer =
-    (request.customer_key !== undefined && context.customersByKey.get(key(programId, request.customer_key))) ||
-    (request.click_id !== undefined && context.customersByClick.get(key(programId, request.click_id))) ||
+    (request.customer_key !== undefined && context.customersByKey.get(tracking.customerRef(programId, request.customer_key))) ||
+    (request.click_id !== undefined && context.customersByClick.get(clickKey(programId, request.click_id))) ||
     undefined;
   if (!customer) {
     throw new AppError('no_attribution', 'Neither customer_key nor click_id matches a customer of this program', {

@@ -24,10 +24,10 @@ const METRICS = ['clicks', 'leads', 'leadStatus', 'conversions', 'revenueCents',
 /**
  * Where each metric comes from (DECISIONS §4 dating): its table, the instant that dates it, the
  * stored UTC day of that instant, and its filter. Test data never counts: test clicks have no day
- * (migration 003), test sales live in their own table.
+ * (migration 003), so every filter on the day leaves them out; test sales live in their own table.
  */
 const SOURCES = [
-  { sums: 'count(*) AS clicks', table: 'clicks', at: 'created_at', day: 'day', where: 'day IS NOT NULL' },
+  { sums: 'count(*) AS clicks', table: 'clicks', at: 'created_at', day: 'day', where: 'true' },
   {
     sums: `count(*) AS leads, count(*) FILTER (WHERE status = 'lead') AS "leadStatus"`,
     // Every customer is a lead or a conversion (the table's CHECK), so no status filter: it cost a
@@ -46,9 +46,9 @@ const SOURCES = [
 const totals = METRICS.map((m) => `CAST(coalesce(sum("${m}"), 0) AS BIGINT) AS "${m}"`).join(', ');
 const union = (select: (s: (typeof SOURCES)[number]) => string) => SOURCES.map(select).join('\n  UNION ALL BY NAME\n  ');
 /** The part of one day (the DATE parameter `day`) inside an instant range: the day column prunes. */
-const edge = (name: string, day: string, range: string) =>
+const edgeRow = (name: string, day: string, inRange: (at: string) => string) =>
   `SELECT '${name}', NULL, ${totals} FROM (
-  ${union((s) => `SELECT ${s.sums} FROM ${s.table} WHERE program_id = $1 AND ${s.day} = ${day} AND ${range.replaceAll('AT', s.at)} AND ${s.where}`)}
+  ${union((s) => `SELECT ${s.sums} FROM ${s.table} WHERE program_id = $1 AND ${s.day} = ${day} AND ${inRange(s.at)} AND ${s.where}`)}
 )`;
 
 /*
@@ -73,11 +73,11 @@ SELECT NULL AS edge, strftime(s.day, '%Y-%m-%d') AS day, ${totals}
 FROM spine s LEFT JOIN per_day p ON p.day = s.day
 GROUP BY s.day
 UNION ALL
-${edge('head', '$6', 'AT < $2')}
+${edgeRow('head', '$6', (at) => `${at} < $2`)}
 UNION ALL
-${edge('split', '$5', 'AT < $3')}
+${edgeRow('split', '$5', (at) => `${at} < $3`)}
 UNION ALL
-${edge('tail', '$7', 'AT > $4')}
+${edgeRow('tail', '$7', (at) => `${at} > $4`)}
 ORDER BY edge NULLS FIRST, day
 `;
 
@@ -87,9 +87,8 @@ function add(into: PerformanceTotals, row: PerformanceTotals, sign = 1): void {
   for (const m of METRICS) into[m] += sign * row[m];
 }
 
-const midnight = (day: string) => new Date(`${day}T00:00:00.000Z`);
-/** A DATE parameter: compared with a stored DATE column, it keeps the filter a zone-map range. */
-const date = (day: string) => dateValue(midnight(day).getTime() / 86_400_000);
+/** The UTC day of an instant as a DATE parameter: against a stored DATE it keeps the filter a zone-map range. */
+const dayParam = (at: Date) => dateValue(Math.floor(at.getTime() / 86_400_000));
 
 /** The current window's days (oldest first) and both windows' totals, from one query's day sums. */
 export async function performance(
@@ -97,11 +96,10 @@ export async function performance(
   programId: number,
   w: PerformanceWindows,
 ): Promise<{ days: PerformanceDayRow[]; current: PerformanceTotals; previous: PerformanceTotals }> {
-  const firstDay = utcDay(w.previousFrom);
   const fromDay = utcDay(w.from);
   const lastDay = utcDay(w.to);
   const rows = await sql.all<PerformanceDayRow & { edge: 'head' | 'split' | 'tail' | null }>(PERFORMANCE_SQL, [
-    programId, w.previousFrom, w.from, w.to, date(fromDay), date(firstDay), date(lastDay),
+    programId, w.previousFrom, w.from, w.to, dayParam(w.from), dayParam(w.previousFrom), dayParam(w.to),
   ]);
   const edge = (name: string) => rows.find((r) => r.edge === name)!;
   const current = zero();

@@ -97,6 +97,11 @@ export function insertTestSales(sql: Sql, rows: TestSaleRow[]): Promise<void> {
   ], rows);
 }
 
+/** The key of firstSubscriptionSales' map. */
+export function subscriptionKey(programId: number, subscriptionId: string): string {
+  return `${programId}:${subscriptionId}`;
+}
+
 /** When each subscription's first sale was received; recurring durations count from it. */
 export async function firstSubscriptionSales(sql: Sql, programIds: number[], subscriptionIds: string[]): Promise<Map<string, Date>> {
   if (subscriptionIds.length === 0) return new Map();
@@ -106,5 +111,5 @@ export async function firstSubscriptionSales(sql: Sql, programIds: number[], sub
      GROUP BY program_id, subscription_id`,
     [list(programIds), list(subscriptionIds)],
   );
-  return new Map(rows.map((r) => [`${r.program_id}:${r.subscription_id}`, r.first]));
+  return new Map(rows.map((r) => [subscriptionKey(r.program_id, r.subscription_id), r.first]));
 }

@@ -3,11 +3,10 @@ import { z } from 'zod';
 import type { AppDeps } from '../../app.js';
 import { percentToBasisPoints } from '../../domain/commission.js';
 import * as provisioning from '../../domain/provisioning.js';
+import { listWebhookEvents, setWebhookSecret } from '../../domain/stripe/receive.js';
 import type { CommissionRule } from '../../store/programs.js';
 import { adminAuth } from '../auth.js';
-
-const id = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
-const programParams = z.object({ programId: id });
+import { id, programParams } from '../params.js';
 
 /** A percentage (0–100, two decimals at most) or a flat amount in cents; not both. */
 export const commissionInput = z
@@ -136,6 +135,34 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       (request) => provisioning.createSession(deps, request.body.email, request.body.ttlHours),
+    );
+
+    // GET /api/admin/programs/:programId/webhook-events
+    app.get(
+      '/programs/:programId/webhook-events',
+      {
+        schema: {
+          ...common,
+          summary: 'List received webhook events with their outcome, newest first',
+          params: programParams,
+          querystring: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(50) }),
+        },
+      },
+      (request) => listWebhookEvents(deps, request.params.programId, request.query.limit),
+    );
+
+    // POST /api/admin/programs/:programId/webhook-secret
+    app.post(
+      '/programs/:programId/webhook-secret',
+      {
+        schema: {
+          ...common,
+          summary: "Use the signing secret Stripe shows for this program's webhook endpoint",
+          params: programParams,
+          body: z.object({ secret: z.string().regex(/^whsec_[A-Za-z0-9_-]{8,250}$/, 'a Stripe signing secret, whsec_…') }),
+        },
+      },
+      (request) => setWebhookSecret(deps, request.params.programId, request.body.secret),
     );
   };
 }

@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../app.js';
-import { DEMO_DEFAULTS, loadDemo } from '../../domain/demo.js';
+import { DEMO_DEFAULTS, DEMO_LIMITS, loadDemo } from '../../domain/demo.js';
 import { adminAuth } from '../auth.js';
 
 export const demoBody = z.object({
-  days: z.int().min(1).max(3650).default(DEMO_DEFAULTS.days),
-  clicks: z.int().min(0).max(100_000_000).default(DEMO_DEFAULTS.clicks),
-  seed: z.int().min(0).max(2 ** 32 - 1).default(DEMO_DEFAULTS.seed),
+  days: z.int().min(DEMO_LIMITS.days.min).max(DEMO_LIMITS.days.max).default(DEMO_DEFAULTS.days),
+  clicks: z.int().min(DEMO_LIMITS.clicks.min).max(DEMO_LIMITS.clicks.max).default(DEMO_DEFAULTS.clicks),
+  seed: z.int().min(DEMO_LIMITS.seed.min).max(DEMO_LIMITS.seed.max).default(DEMO_DEFAULTS.seed),
 });
 
 /** The demo loader inside a running server, which alone can open the data dir (DUCKDB.md). */

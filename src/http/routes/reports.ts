@@ -4,8 +4,8 @@ import { z } from 'zod';
 import type { AppDeps } from '../../app.js';
 import { performanceReport, PERIODS, type Viewer } from '../../domain/performance.js';
 import { sessionAuth } from '../auth.js';
-import { demoRoutes } from './demo.js';
 import { errorResponses } from '../openapi.js';
+import { programParams } from '../params.js';
 
 const isoBound = z
   .union([z.iso.date(), z.iso.datetime({ offset: true, local: true })])
@@ -59,10 +59,9 @@ export const performanceReportSchema = z.object({
   }),
 });
 
-/** The performance report, and the demo loader that fills one (an admin route, hence its prefix). */
+/** The performance report. */
 export function reportRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
-    await app.register(demoRoutes(deps), { prefix: '/api/admin' });
     const authenticate = sessionAuth(deps);
     const viewers = new WeakMap<FastifyRequest, Viewer>();
 
@@ -78,7 +77,7 @@ export function reportRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           tags: ['reports'],
           summary: 'Per-day aggregates and period-over-period trends of a program',
           security: [{ sessionToken: [] }, { adminToken: [] }],
-          params: z.object({ programId: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER) }),
+          params: programParams,
           querystring: performanceQuerySchema,
           response: { 200: performanceReportSchema, ...errorResponses },
         },
