@@ -1,7 +1,9 @@
 import {
+  DuckDBAppender,
   DuckDBConnection,
   DuckDBInstance,
   JSDuckDBValueConverter,
+  dateValue,
   listValue,
   timestampValue,
   type DuckDBMaterializedResult,
@@ -20,7 +22,14 @@ export interface Sql {
   all<T = Row>(sql: string, params?: Params): Promise<T[]>;
   one<T = Row>(sql: string, params?: Params): Promise<T | undefined>;
   run(sql: string, params?: Params): Promise<void>;
+  /** Appends rows to a table inside the writer's transaction (writer only; see ConnectionSql.append). */
+  append<R extends object>(table: string, columns: Columns<R>, rows: readonly R[]): Promise<void>;
 }
+
+/** The column types rows are appended as. A DATE column takes the UTC day of a Date. */
+export type ColumnType = 'BIGINT' | 'VARCHAR' | 'BOOLEAN' | 'TIMESTAMP' | 'DATE';
+/** Every column of a table, in the table's order, with the row field that fills it. */
+export type Columns<R> = ReadonlyArray<readonly [keyof R & string, ColumnType]>;
 
 /** BIGINT comes back as bigint; every value the service stores fits a double, so convert here once. */
 function toJs(value: unknown): unknown {
@@ -47,23 +56,22 @@ export function list(values: Array<DuckDBValue | Date>): DuckDBValue {
   return listValue(values.map(toDuckDB));
 }
 
-/**
- * Inserts many rows in one statement: each column travels as one list parameter and is unnested,
- * so the SQL text stays the same whatever the row count.
- */
-export async function insertMany<R extends Record<string, unknown>>(
-  sql: Sql,
-  table: string,
-  columns: ReadonlyArray<readonly [keyof R & string, string]>,
-  rows: R[],
-): Promise<void> {
-  if (rows.length === 0) return;
-  const names = columns.map(([name]) => name).join(', ');
-  const values = columns.map(([, type], i) => `unnest($${i + 1}::${type}[])`).join(', ');
-  await sql.run(
-    `INSERT INTO ${table} (${names}) SELECT ${values}`,
-    columns.map(([name]) => list(rows.map((row) => row[name] as DuckDBValue | Date))),
-  );
+const MS_PER_DAY = 86_400_000;
+
+function appendValue(appender: DuckDBAppender, type: ColumnType, value: unknown): void {
+  if (value === null || value === undefined) return appender.appendNull();
+  switch (type) {
+    case 'BIGINT':
+      return appender.appendBigInt(BigInt(value as number));
+    case 'VARCHAR':
+      return appender.appendVarchar(value as string);
+    case 'BOOLEAN':
+      return appender.appendBoolean(value as boolean);
+    case 'TIMESTAMP':
+      return appender.appendTimestamp(timestampValue(BigInt((value as Date).getTime()) * 1000n));
+    case 'DATE':
+      return appender.appendDate(dateValue(Math.floor((value as Date).getTime() / MS_PER_DAY)));
+  }
 }
 
 /** Prepared statements kept per connection: the service's SQL is a fixed set of texts. */
@@ -75,6 +83,7 @@ export type StatementObserver = (sql: string, ms: number) => void;
 class ConnectionSql implements Sql {
   writes = 0;
   private readonly prepared = new Map<string, DuckDBPreparedStatement>();
+  private readonly checkedTables = new Set<string>();
   constructor(
     readonly connection: DuckDBConnection,
     private readonly observe?: StatementObserver,
@@ -117,6 +126,46 @@ class ConnectionSql implements Sql {
   close(): void {
     this.closeStatements();
     this.connection.closeSync();
+  }
+
+  /**
+   * Appends rows through DuckDB's appender: synchronous native calls, no statement to plan and no
+   * list parameters to build, several times cheaper than an INSERT of the same rows (bench profile).
+   * Inside a transaction the rows are part of it and constraints are checked at the flush; a
+   * violation throws and leaves the transaction to be rolled back, as a failed INSERT does.
+   */
+  async append<R extends object>(table: string, columns: Columns<R>, rows: readonly R[]): Promise<void> {
+    if (rows.length === 0) return;
+    this.writes++;
+    await this.checkColumns(table, columns);
+    const started = performance.now();
+    const appender = await this.connection.createAppender(table);
+    try {
+      for (const row of rows) {
+        for (const [name, type] of columns) appendValue(appender, type, row[name]);
+        appender.endRow();
+      }
+      appender.flushSync();
+    } catch (error) {
+      appender.clear();
+      throw error;
+    } finally {
+      appender.closeSync();
+      this.observe?.(`APPEND ${table}`, performance.now() - started);
+    }
+  }
+
+  /** The appender fills columns by position: the declared list must be the table's, in order (checked once). */
+  private async checkColumns<R>(table: string, columns: Columns<R>): Promise<void> {
+    if (this.checkedTables.has(table)) return;
+    const actual = await this.all<{ name: string; type: string }>(
+      'SELECT column_name AS name, data_type AS type FROM duckdb_columns() WHERE table_name = $1 ORDER BY column_index',
+      [table],
+    );
+    const declared = columns.map(([name, type]) => `${name} ${type}`).join(', ');
+    const stored = actual.map((c) => `${c.name} ${c.type}`).join(', ');
+    if (declared !== stored) throw new Error(`append to ${table}: columns (${declared}) are not the table's (${stored})`);
+    this.checkedTables.add(table);
   }
 
   async all<T = Row>(sql: string, params: Params = []): Promise<T[]> {

@@ -1,4 +1,4 @@
-import { insertMany, list, utcDay, type Sql } from './db.js';
+import { list, type Sql } from './db.js';
 
 export type SaleMode = 'live' | 'test';
 
@@ -68,30 +68,30 @@ export async function findTransactions(sql: Sql, keys: string[]): Promise<Map<st
 }
 
 export function insertTransactions(sql: Sql, rows: TransactionRow[]): Promise<void> {
-  return insertMany(sql, 'sale_transactions', [
+  return sql.append('sale_transactions', [
     ['txn_key', 'VARCHAR'], ['program_id', 'BIGINT'], ['mode', 'VARCHAR'], ['transaction_id', 'VARCHAR'], ['sale_id', 'BIGINT'], ['created_at', 'TIMESTAMP'],
   ], rows);
 }
 
 export function insertSaleEvents(sql: Sql, rows: SaleEventRow[]): Promise<void> {
-  return insertMany(sql, 'sale_events', [
+  return sql.append('sale_events', [
     ['id', 'BIGINT'], ['program_id', 'BIGINT'], ['customer_id', 'BIGINT'], ['partner_program_id', 'BIGINT'], ['transaction_id', 'VARCHAR'],
     ['amount_cents', 'BIGINT'], ['tax_cents', 'BIGINT'], ['currency', 'VARCHAR'], ['sale_type', 'VARCHAR'], ['is_recurring', 'BOOLEAN'],
     ['subscription_id', 'VARCHAR'], ['subscription_interval', 'VARCHAR'], ['product_id', 'VARCHAR'], ['provider', 'VARCHAR'],
     ['provider_payment_id', 'VARCHAR'], ['line_items', 'VARCHAR'], ['source', 'VARCHAR'], ['status', 'VARCHAR'], ['occurred_at', 'TIMESTAMP'],
     ['received_at', 'TIMESTAMP'], ['paid_day', 'DATE'],
-  ], rows.map((s) => ({ ...s, paid_day: utcDay(s.occurred_at ?? s.received_at) })));
+  ], rows.map((s) => ({ ...s, paid_day: s.occurred_at ?? s.received_at })));
 }
 
 export function insertCommissions(sql: Sql, rows: CommissionRow[]): Promise<void> {
-  return insertMany(sql, 'commissions', [
+  return sql.append('commissions', [
     ['id', 'BIGINT'], ['program_id', 'BIGINT'], ['sale_id', 'BIGINT'], ['partner_program_id', 'BIGINT'], ['amount_cents', 'BIGINT'],
     ['currency', 'VARCHAR'], ['status', 'VARCHAR'], ['hold_until', 'TIMESTAMP'], ['created_at', 'TIMESTAMP'], ['day', 'DATE'],
-  ], rows.map((c) => ({ ...c, day: utcDay(c.created_at) })));
+  ], rows.map((c) => ({ ...c, day: c.created_at })));
 }
 
 export function insertTestSales(sql: Sql, rows: TestSaleRow[]): Promise<void> {
-  return insertMany(sql, 'test_sale_events', [
+  return sql.append('test_sale_events', [
     ['id', 'BIGINT'], ['program_id', 'BIGINT'], ['api_key_id', 'BIGINT'], ['transaction_id', 'VARCHAR'], ['amount_cents', 'BIGINT'],
     ['currency', 'VARCHAR'], ['customer_key', 'VARCHAR'], ['click_id', 'VARCHAR'], ['request', 'VARCHAR'], ['received_at', 'TIMESTAMP'],
   ], rows);

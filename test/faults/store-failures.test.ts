@@ -43,7 +43,7 @@ async function orphans(t: TestApp) {
 
 type Fault = 'sale insert' | 'commission insert' | 'COMMIT';
 
-/** Whether a bound value is, or is a list holding, the given string (rows may travel as list parameters). */
+/** Whether a bound value or an appended row is, or holds, the given string (rows may travel as list parameters). */
 function holds(value: unknown, wanted: string): boolean {
   if (value === wanted) return true;
   if (Array.isArray(value)) return value.some((v) => holds(v, wanted));
@@ -59,21 +59,25 @@ function holds(value: unknown, wanted: string): boolean {
 function injectFault(store: Store, fault: Fault, transactionId: string) {
   const writer = (store as unknown as { writer: Sql }).writer;
   const run = writer.run.bind(writer);
+  const append = writer.append.bind(writer);
   let poisoned = false;
   let armed = true;
   let fired = 0;
+  const failIf = (hit: boolean) => {
+    if (!armed || !poisoned || !hit) return;
+    fired++;
+    throw new Error(`IO Error: simulated failure at ${fault}`);
+  };
   writer.run = async (sql: string, params: Params = []) => {
     if (sql === 'BEGIN TRANSACTION') poisoned = false;
     if (holds(params, transactionId)) poisoned = true;
-    const hit =
-      (fault === 'sale insert' && sql.includes('INSERT INTO sale_events')) ||
-      (fault === 'commission insert' && sql.includes('INSERT INTO commissions')) ||
-      (fault === 'COMMIT' && sql === 'COMMIT');
-    if (armed && poisoned && hit) {
-      fired++;
-      throw new Error(`IO Error: simulated failure at ${fault}`);
-    }
+    failIf(fault === 'COMMIT' && sql === 'COMMIT');
     return run(sql, params);
+  };
+  writer.append = async (table, columns, rows) => {
+    if (holds(rows.map((row) => Object.values(row)), transactionId)) poisoned = true;
+    failIf((fault === 'sale insert' && table === 'sale_events') || (fault === 'commission insert' && table === 'commissions'));
+    return append(table, columns, rows);
   };
   return {
     heal: () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { AppError } from '../../src/errors.js';
-import { Store } from '../../src/store/db.js';
+import { Store, type Columns } from '../../src/store/db.js';
 import { migrations } from '../../src/store/migrations/index.js';
 
 const dirs: string[] = [];
@@ -123,5 +123,49 @@ describe('the writer queue (group commit)', () => {
     const reopened = await Store.open(file);
     expect((await reopened.read((sql) => sql.one<{ n: number }>('SELECT count(*) AS n FROM partners')))!.n).toBe(50);
     await reopened.close();
+  });
+});
+
+describe('appending rows', () => {
+  type Ledger = { txn_key: string; program_id: number; mode: string; transaction_id: string; sale_id: number | null; created_at: Date };
+  const LEDGER: Columns<Ledger> = [
+    ['txn_key', 'VARCHAR'], ['program_id', 'BIGINT'], ['mode', 'VARCHAR'], ['transaction_id', 'VARCHAR'], ['sale_id', 'BIGINT'], ['created_at', 'TIMESTAMP'],
+  ];
+  const entry = (key: string): Ledger => ({ txn_key: key, program_id: 1, mode: 'live', transaction_id: key, sale_id: null, created_at: new Date('2026-03-01T10:00:00Z') });
+  const keys = (store: Store) => store.read((sql) => sql.all<{ txn_key: string }>('SELECT txn_key FROM sale_transactions ORDER BY txn_key')).then((rows) => rows.map((r) => r.txn_key));
+
+  test('appended rows commit with their transaction, values as given (NULL, BIGINT, TIMESTAMP)', async () => {
+    const store = await Store.open(tempFile());
+    await store.write((sql) => sql.append('sale_transactions', LEDGER, [entry('a'), { ...entry('b'), sale_id: 2 ** 40 }]));
+    const rows = await store.read((sql) => sql.all('SELECT txn_key, sale_id, created_at FROM sale_transactions ORDER BY txn_key'));
+    expect(rows).toEqual([
+      { txn_key: 'a', sale_id: null, created_at: new Date('2026-03-01T10:00:00Z') },
+      { txn_key: 'b', sale_id: 2 ** 40, created_at: new Date('2026-03-01T10:00:00Z') },
+    ]);
+    await store.close();
+  });
+
+  test('a key violation at the append fails its job alone and leaves none of its rows; batch neighbours commit', async () => {
+    const store = await Store.open(tempFile());
+    await store.write((sql) => sql.append('sale_transactions', LEDGER, [entry('a')]));
+    const results = await Promise.allSettled([
+      store.write((sql) => sql.append('sale_transactions', LEDGER, [entry('b')])),
+      store.write((sql) => sql.append('sale_transactions', LEDGER, [entry('c'), entry('a')])),
+      store.write((sql) => sql.append('sale_transactions', LEDGER, [entry('d')])),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/primary key/i);
+    expect(await keys(store)).toEqual(['a', 'b', 'd']);
+    await store.close();
+  });
+
+  test("columns that are not the table's, in its order, are refused before anything is written", async () => {
+    const store = await Store.open(tempFile());
+    const swapped: Columns<Ledger> = [LEDGER[1], LEDGER[0], ...LEDGER.slice(2)];
+    await expect(store.write((sql) => sql.append('sale_transactions', swapped, [entry('a')]))).rejects.toThrow(
+      'append to sale_transactions: columns (program_id BIGINT, txn_key VARCHAR, mode VARCHAR, transaction_id VARCHAR, sale_id BIGINT, created_at TIMESTAMP) are not the table\'s (txn_key VARCHAR, program_id BIGINT, mode VARCHAR, transaction_id VARCHAR, sale_id BIGINT, created_at TIMESTAMP)',
+    );
+    expect(await keys(store)).toEqual([]);
+    await store.close();
   });
 });
