@@ -68,8 +68,8 @@ function recorderFor(deps: Deps): SaleRecorder {
 /**
  * Gathers the sales that arrive while the writer is busy and records them as one batch: a fixed
  * number of statements per batch instead of per sale, in one transaction, each caller answered
- * after its COMMIT. A batch that fails at the SQL level is retried one sale at a time, so a bad
- * sale fails alone.
+ * after its COMMIT. A batch that fails at the SQL level is retried once with every check, then
+ * one sale at a time, so a bad sale fails alone.
  */
 class SaleRecorder {
   private pending: Waiting[] = [];
@@ -89,17 +89,24 @@ class SaleRecorder {
 
   private async flush(): Promise<void> {
     let batch: Waiting[] | undefined;
-    try {
-      // The store may run this job again after a rollback: the batch is taken once.
-      const outcomes = await this.deps.store.write((sql) => {
+    let runs = 0;
+    // The store may run this job again after a rollback: the batch is taken once. The first run
+    // leaves duplicates to the ledger's primary key, which fails the append of a transaction id
+    // already recorded (rare: a merchant's retry); every later run looks the ids up first, so the
+    // duplicate gets its 409 and the rest of the batch is recorded.
+    const record = () =>
+      this.deps.store.write((sql) => {
         if (!batch) {
           batch = this.pending;
           this.pending = [];
           this.scheduled = false;
         }
-        return recordBatch(this.deps, sql, batch);
+        return recordBatch(this.deps, sql, batch, { lookUpLedger: runs++ > 0 });
       });
-      settle(batch!, outcomes);
+    let outcomes: Outcome[];
+    try {
+      // A job the store ran alone is not re-run by it: run it once more, with every check.
+      outcomes = await record().catch((error: unknown) => (batch && runs === 1 ? record() : Promise.reject(error)));
     } catch (error) {
       if (!batch) {
         // The job never ran (store closed): fail everything waiting.
@@ -110,10 +117,13 @@ class SaleRecorder {
         return;
       }
       if (batch.length === 1) return batch[0].reject(error);
+      // One sale at a time, so a bad sale fails alone.
       for (const sale of batch) {
-        await this.deps.store.write((sql) => recordBatch(this.deps, sql, [sale])).then((outcomes) => settle([sale], outcomes), sale.reject);
+        await this.deps.store.write((sql) => recordBatch(this.deps, sql, [sale], { lookUpLedger: true })).then((outcomes) => settle([sale], outcomes), sale.reject);
       }
+      return;
     }
+    settle(batch!, outcomes);
   }
 }
 
@@ -136,15 +146,14 @@ type BatchContext = {
 
 const clickKey = (programId: number, clickId: string) => `${programId}:${clickId}`;
 
+/** What attribution needs; `seen` (the ledger) starts empty and is filled by recordBatch when it looks. */
 async function loadContext(store: Store, sql: Sql, batch: PendingSale[]): Promise<BatchContext> {
   const live = batch.filter((s) => s.mode === 'live');
   const programIds = [...new Set(batch.map((s) => s.source.programId))];
-  const txnKeys = batch.flatMap((s) => (s.request.transaction_id === undefined ? [] : [sales.transactionKey(s.source.programId, s.mode, s.request.transaction_id)]));
   const byKey = live.flatMap((s) => (s.request.customer_key === undefined ? [] : [{ programId: s.source.programId, customerKey: s.request.customer_key }]));
   const subscriptionIds = live.flatMap((s) => (s.request.is_recurring && s.request.subscription_id !== undefined ? [s.request.subscription_id] : []));
 
   // One connection runs one statement at a time (DUCKDB.md), so these reads are sequential.
-  const seen = await sales.findTransactions(sql, txnKeys);
   const programs = await cachedPrograms(store, sql, programIds);
   const customersByKey = new Map((await tracking.findCustomersByKeys(sql, byKey)).map((c) => [tracking.customerRef(c.program_id, c.customer_key), c]));
   const firstSales = await sales.firstSubscriptionSales(sql, programIds, subscriptionIds);
@@ -162,7 +171,7 @@ async function loadContext(store: Store, sql: Sql, batch: PendingSale[]): Promis
     const click = clickByRowId.get(customer.click_id!)!;
     if (click.program_id === customer.program_id) customersByClick.set(clickKey(customer.program_id, click.click_id), customer);
   }
-  return { seen, programs, customersByKey, customersByClick, firstSubscriptionSale: firstSales };
+  return { seen: new Map(), programs, customersByKey, customersByClick, firstSubscriptionSale: firstSales };
 }
 
 /** Rows a batch writes, gathered while deciding each sale in arrival order. */
@@ -174,9 +183,12 @@ type BatchWrites = {
   converted: Set<number>;
 };
 
-async function recordBatch(deps: Deps, sql: Sql, batch: PendingSale[]): Promise<Outcome[]> {
+/** lookUpLedger false: a transaction id already recorded fails the ledger append (its primary key) instead of answering 409. */
+async function recordBatch(deps: Deps, sql: Sql, batch: PendingSale[], { lookUpLedger }: { lookUpLedger: boolean }): Promise<Outcome[]> {
   const now = deps.clock.now();
+  const keys = batch.map(transactionKeyOf);
   const context = await loadContext(deps.store, sql, batch);
+  if (lookUpLedger) context.seen = await sales.findTransactions(sql, keys.filter((key) => key !== undefined));
   const writes: BatchWrites = { transactions: [], saleEvents: [], commissions: [], testSales: [], converted: new Set() };
   const nextId = await deps.store.idAllocator(sql, ['sale_events', 'commissions', 'test_sale_events']);
   const outcomes = batch.map((sale): Outcome => {
@@ -187,12 +199,33 @@ async function recordBatch(deps: Deps, sql: Sql, batch: PendingSale[]): Promise<
       throw error;
     }
   });
+  if (!lookUpLedger) await answerDuplicates(sql, batch, keys, outcomes);
   await sales.insertTransactions(sql, writes.transactions);
   await sales.insertSaleEvents(sql, writes.saleEvents);
   await sales.insertCommissions(sql, writes.commissions);
   await sales.insertTestSales(sql, writes.testSales);
   await tracking.markConverted(sql, [...writes.converted], now);
   return outcomes;
+}
+
+const transactionKeyOf = ({ source, mode, request }: PendingSale) =>
+  request.transaction_id === undefined ? undefined : sales.transactionKey(source.programId, mode, request.transaction_id);
+
+const duplicateTransaction = (request: SaleRequest, saleId: number | null) =>
+  new AppError('duplicate_transaction', `Transaction ${request.transaction_id} was already recorded`, { sale_id: saleId });
+
+/**
+ * Without the ledger lookup a sale refused for another reason (no attribution) may be a resend,
+ * and a duplicate is answered first (DECISIONS §3): the refused sales' ids are looked up, and one
+ * already recorded answers 409 instead. Refused sales wrote nothing, so nothing else changes.
+ */
+async function answerDuplicates(sql: Sql, batch: PendingSale[], keys: Array<string | undefined>, outcomes: Outcome[]): Promise<void> {
+  const refused = outcomes.flatMap((outcome, i) => (!outcome.ok && keys[i] !== undefined ? [i] : []));
+  if (refused.length === 0) return;
+  const seen = await sales.findTransactions(sql, refused.map((i) => keys[i]!));
+  for (const i of refused) {
+    if (seen.has(keys[i]!)) outcomes[i] = { ok: false, error: duplicateTransaction(batch[i].request, seen.get(keys[i]!)!) };
+  }
 }
 
 /** One sale's outcome, given what the store holds and what earlier sales of the batch decided. */
@@ -204,10 +237,8 @@ function decide(
   now: Date,
 ): SaleResult {
   const { source, request, mode, currency } = sale;
-  const txnKey = request.transaction_id === undefined ? undefined : sales.transactionKey(source.programId, mode, request.transaction_id);
-  if (txnKey !== undefined && context.seen.has(txnKey)) {
-    throw new AppError('duplicate_transaction', `Transaction ${request.transaction_id} was already recorded`, { sale_id: context.seen.get(txnKey) });
-  }
+  const txnKey = transactionKeyOf(sale);
+  if (txnKey !== undefined && context.seen.has(txnKey)) throw duplicateTransaction(request, context.seen.get(txnKey)!);
   const remember = (saleId: number | null) => {
     if (txnKey === undefined) return;
     context.seen.set(txnKey, saleId);

@@ -394,6 +394,26 @@ describe('errors (§7.1), in the order of DECISIONS §3', () => {
     expect((await t.post(SALE, sale({ customer_key: 'nobody' }), program.apiKey)).statusCode).toBe(409);
   });
 
+  test('resends amid new sales in one batch: each resend 409 naming the original (even unattributable now), the new sales recorded once', async () => {
+    const { t, program } = await withCustomer();
+    const original = (await t.post(SALE, sale({ transaction_id: 'in_0' }), program.apiKey)).json().sale_id;
+    const bodies = [
+      sale({ transaction_id: 'in_0', amount_cents: 1 }),
+      ...Array.from({ length: 10 }, (_, i) => sale({ transaction_id: `in_${i + 1}` })),
+      sale({ transaction_id: 'in_0', customer_key: 'nobody' }),
+    ];
+    const responses = await Promise.all(bodies.map((body) => t.post(SALE, body, program.apiKey)));
+    expect(responses.map((r) => r.statusCode)).toEqual([409, ...Array(10).fill(200), 409]);
+    for (const resend of [responses[0], responses[11]]) {
+      expect(resend.json().error).toMatchObject({ code: 'duplicate_transaction', details: { sale_id: original } });
+    }
+    expect(new Set(responses.slice(1, 11).map((r) => r.json().sale_id)).size).toBe(10);
+    expect(await t.count('sale_events')).toBe(11);
+    expect(await t.count('commissions')).toBe(11);
+    expect(await t.count('sale_transactions')).toBe(11);
+    expect(await t.count('sale_events', 'amount_cents = 1')).toBe(0);
+  });
+
   test('transaction ids are per program', async () => {
     const { t, program } = await withCustomer();
     const other = await t.program();
