@@ -9,6 +9,7 @@ import type { Deps } from './deps.js';
 import { cachedPrograms, programNotFound, type CachedProgram } from './program-cache.js';
 import { CURRENCIES, type Currency, missingLiveFields, type SaleRequest } from './sale-request.js';
 import { clickRowId } from './tracking.js';
+import { batched, type Outcome as WriteOutcome } from './write-batcher.js';
 
 /** Who reports the sale: the API key's program and mode, or the webhook's program. */
 export type SaleSource = { programId: number; apiKeyId: number | null; keyMode: SaleMode; source: 'api' | 'stripe' };
@@ -50,90 +51,11 @@ export async function trackSale(deps: Deps, source: SaleSource, request: SaleReq
     if (missing.length > 0) throw invalidRequest(missing.map((field) => ({ field, message: 'Required' })));
   }
   const currency = currencyOf(request);
-  return recorderFor(deps).submit({ source, request, mode, currency });
+  return recordSale(deps, { source, request, mode, currency });
 }
 
 type PendingSale = { source: SaleSource; request: SaleRequest; mode: SaleMode; currency: Currency };
-type Outcome = { ok: true; value: SaleResult } | { ok: false; error: AppError };
-type Waiting = PendingSale & { resolve(value: SaleResult): void; reject(error: unknown): void };
-
-const recorders = new WeakMap<Store, SaleRecorder>();
-
-function recorderFor(deps: Deps): SaleRecorder {
-  let recorder = recorders.get(deps.store);
-  if (!recorder) recorders.set(deps.store, (recorder = new SaleRecorder(deps)));
-  return recorder;
-}
-
-/**
- * Gathers the sales that arrive while the writer is busy and records them as one batch: a fixed
- * number of statements per batch instead of per sale, in one transaction, each caller answered
- * after its COMMIT. A batch that fails at the SQL level is retried once with every check, then
- * one sale at a time, so a bad sale fails alone.
- */
-class SaleRecorder {
-  private pending: Waiting[] = [];
-  private scheduled = false;
-
-  constructor(private readonly deps: Deps) {}
-
-  submit(sale: PendingSale): Promise<SaleResult> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ ...sale, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        void this.flush();
-      }
-    });
-  }
-
-  private async flush(): Promise<void> {
-    let batch: Waiting[] | undefined;
-    let runs = 0;
-    // The store may run this job again after a rollback: the batch is taken once. The first run
-    // leaves duplicates to the ledger's primary key, which fails the append of a transaction id
-    // already recorded (rare: a merchant's retry); every later run looks the ids up first, so the
-    // duplicate gets its 409 and the rest of the batch is recorded.
-    const record = () =>
-      this.deps.store.write((sql) => {
-        if (!batch) {
-          batch = this.pending;
-          this.pending = [];
-          this.scheduled = false;
-        }
-        return recordBatch(this.deps, sql, batch, { lookUpLedger: runs++ > 0 });
-      });
-    let outcomes: Outcome[];
-    try {
-      // A job the store ran alone is not re-run by it: run it once more, with every check.
-      outcomes = await record().catch((error: unknown) => (batch && runs === 1 ? record() : Promise.reject(error)));
-    } catch (error) {
-      if (!batch) {
-        // The job never ran (store closed): fail everything waiting.
-        const waiting = this.pending;
-        this.pending = [];
-        this.scheduled = false;
-        for (const sale of waiting) sale.reject(error);
-        return;
-      }
-      if (batch.length === 1) return batch[0].reject(error);
-      // One sale at a time, so a bad sale fails alone.
-      for (const sale of batch) {
-        await this.deps.store.write((sql) => recordBatch(this.deps, sql, [sale], { lookUpLedger: true })).then((outcomes) => settle([sale], outcomes), sale.reject);
-      }
-      return;
-    }
-    settle(batch!, outcomes);
-  }
-}
-
-function settle(batch: Waiting[], outcomes: Outcome[]): void {
-  batch.forEach((sale, i) => {
-    const outcome = outcomes[i];
-    if (outcome.ok) sale.resolve(outcome.value);
-    else sale.reject(outcome.error);
-  });
-}
+type Outcome = WriteOutcome<SaleResult>;
 
 /** Everything a batch needs from the store, read in a fixed number of round trips. */
 type BatchContext = {
@@ -145,6 +67,8 @@ type BatchContext = {
 };
 
 const clickKey = (programId: number, clickId: string) => `${programId}:${clickId}`;
+
+const recordSale = batched(recordBatch);
 
 /** What attribution needs; `seen` (the ledger) starts empty and is filled by recordBatch when it looks. */
 async function loadContext(store: Store, sql: Sql, batch: PendingSale[]): Promise<BatchContext> {
@@ -183,8 +107,12 @@ type BatchWrites = {
   converted: Set<number>;
 };
 
-/** lookUpLedger false: a transaction id already recorded fails the ledger append (its primary key) instead of answering 409. */
-async function recordBatch(deps: Deps, sql: Sql, batch: PendingSale[], { lookUpLedger }: { lookUpLedger: boolean }): Promise<Outcome[]> {
+/**
+ * A batch of sales in one transaction. Its first run leaves duplicates to the ledger's primary key,
+ * which fails the append of a transaction id already recorded (rare: a merchant's retry); a run
+ * after a failure looks every id up first, so the duplicate gets its 409 and the rest is recorded.
+ */
+async function recordBatch(deps: Deps, sql: Sql, batch: PendingSale[], { afterFailure: lookUpLedger }: { afterFailure: boolean }): Promise<Outcome[]> {
   const now = deps.clock.now();
   const keys = batch.map(transactionKeyOf);
   const context = await loadContext(deps.store, sql, batch);

@@ -1,4 +1,4 @@
-import type { Sql } from './db.js';
+import { list, type Columns, type Sql } from './db.js';
 import type { CustomerRow } from './tracking.js';
 
 export type WebhookOutcome = 'recorded' | 'skipped' | 'ignored';
@@ -21,7 +21,7 @@ export type WebhookEventRow = {
 export type WebhookEventSummary = Omit<WebhookEventRow, 'payload' | 'subscription_id' | 'provider_customer_id'>;
 
 /** The events' one-column unique key (single-column keys are index lookups in DuckDB). */
-function eventKey(programId: number, eventId: string): string {
+export function eventKey(programId: number, eventId: string): string {
   return `${programId}:${eventId}`;
 }
 
@@ -32,15 +32,24 @@ export function findWebhookEvent(sql: Sql, programId: number, eventId: string): 
   );
 }
 
-export async function insertWebhookEvent(sql: Sql, e: WebhookEventRow): Promise<void> {
-  await sql.run(
-    `INSERT INTO webhook_events (event_key, program_id, event_id, type, outcome, reason, sale_id, received_at, payload, subscription_id, provider_customer_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [
-      eventKey(e.program_id, e.event_id), e.program_id, e.event_id, e.type, e.outcome, e.reason, e.sale_id, e.received_at, e.payload,
-      e.subscription_id ?? null, e.provider_customer_id ?? null,
-    ],
+/** Stored events by key (eventKey): one round trip for a batch of deliveries. */
+export async function findWebhookEvents(sql: Sql, keys: string[]): Promise<Map<string, WebhookEventSummary>> {
+  if (keys.length === 0) return new Map();
+  const rows = await sql.all<WebhookEventSummary>(
+    'SELECT program_id, event_id, type, outcome, reason, sale_id, received_at FROM webhook_events WHERE event_key = ANY($1::VARCHAR[])',
+    [list(keys)],
   );
+  return new Map(rows.map((row) => [eventKey(row.program_id, row.event_id), row]));
+}
+
+const EVENT_COLUMNS: Columns<WebhookEventRow & { event_key: string }> = [
+  ['event_key', 'VARCHAR'], ['program_id', 'BIGINT'], ['event_id', 'VARCHAR'], ['type', 'VARCHAR'], ['outcome', 'VARCHAR'], ['reason', 'VARCHAR'],
+  ['sale_id', 'BIGINT'], ['received_at', 'TIMESTAMP'], ['payload', 'VARCHAR'], ['subscription_id', 'VARCHAR'], ['provider_customer_id', 'VARCHAR'],
+];
+
+/** An event already stored under a row's key fails the append (the primary key). */
+export function appendWebhookEvents(sql: Sql, rows: WebhookEventRow[]): Promise<void> {
+  return sql.append('webhook_events', EVENT_COLUMNS, rows.map((row) => ({ ...row, event_key: eventKey(row.program_id, row.event_id) })));
 }
 
 /** What a sale made attributable: the subscription it recorded, the Stripe customer it linked. */
@@ -110,12 +119,16 @@ export function findCustomerBySubscription(sql: Sql, programId: number, subscrip
   );
 }
 
-/** Remembers the provider's customer id on the first attributed session; an existing link is kept. */
-export async function linkProviderCustomer(sql: Sql, customerId: number, providerCustomerId: string): Promise<void> {
-  await sql.run('UPDATE customers SET provider_customer_id = $2 WHERE id = $1 AND provider_customer_id IS NULL', [
-    customerId,
-    providerCustomerId,
-  ]);
+/** Remembers the provider's customer id on the first attributed session; an existing link is kept, and of one customer's links the first. */
+export async function linkProviderCustomers(sql: Sql, links: Array<{ customerId: number; providerCustomerId: string }>): Promise<void> {
+  const first = [...new Map(links.toReversed().map((link) => [link.customerId, link])).values()];
+  if (first.length === 0) return;
+  await sql.run(
+    `UPDATE customers SET provider_customer_id = l.provider_customer_id
+     FROM (SELECT unnest($1::BIGINT[]) AS id, unnest($2::VARCHAR[]) AS provider_customer_id) l
+     WHERE customers.id = l.id AND customers.provider_customer_id IS NULL`,
+    [list(first.map((l) => l.customerId)), list(first.map((l) => l.providerCustomerId))],
+  );
 }
 
 /** The program's signing secret becomes the one Stripe shows for its webhook endpoint. */

@@ -1,7 +1,7 @@
 import * as webhooks from '../../store/webhooks.js';
 import type { DeferralKeys, WebhookEventSummary } from '../../store/webhooks.js';
 import type { Deps } from '../deps.js';
-import { decide, isUnattributed, planEvent, type PlannedEvent, storeLink } from './record.js';
+import { decide, isUnattributed, planEvent, type PlannedEvent, storeLinks } from './record.js';
 import { parseEnvelope } from './schema.js';
 
 /*
@@ -29,7 +29,7 @@ export async function reattempt(deps: Deps, programId: number, eventId: string, 
   if (isUnattributed(decision)) return undefined;
   const updated = await deps.store.write(async (sql) => {
     const row = await webhooks.updateUnattributedEvent(sql, programId, eventId, { outcome: decision.outcome, reason: decision.reason, sale_id: decision.saleId });
-    if (row) await storeLink(sql, decision);
+    if (row) await storeLinks(sql, [decision]);
     return row;
   });
   if (updated) await reattribute(deps, programId, decision.unlocks);

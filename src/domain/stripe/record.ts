@@ -70,8 +70,8 @@ export async function attributableNow(sql: Sql, programId: number, { subscriptio
   return subscriptionId !== undefined && (await webhooks.findCustomerBySubscription(sql, programId, subscriptionId)) !== undefined;
 }
 
-export async function storeLink(sql: Sql, decision: Decision): Promise<void> {
-  if (decision.link) await webhooks.linkProviderCustomer(sql, decision.link.customerId, decision.link.providerCustomerId);
+export async function storeLinks(sql: Sql, decisions: Decision[]): Promise<void> {
+  await webhooks.linkProviderCustomers(sql, decisions.flatMap((d) => (d.link ? [d.link] : [])));
 }
 
 /**
