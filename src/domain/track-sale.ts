@@ -70,8 +70,8 @@ const clickKey = (programId: number, clickId: string) => `${programId}:${clickId
 
 const recordSale = batched(recordBatch);
 
-/** What attribution needs; `seen` (the ledger) starts empty and is filled by recordBatch when it looks. */
-async function loadContext(store: Store, sql: Sql, batch: PendingSale[]): Promise<BatchContext> {
+/** What deciding the batch needs; `seen` is the ledger entries recordBatch looked up (none on a first run). */
+async function loadContext(store: Store, sql: Sql, batch: PendingSale[], seen: BatchContext['seen']): Promise<BatchContext> {
   const live = batch.filter((s) => s.mode === 'live');
   const programIds = [...new Set(batch.map((s) => s.source.programId))];
   const byKey = live.flatMap((s) => (s.request.customer_key === undefined ? [] : [{ programId: s.source.programId, customerKey: s.request.customer_key }]));
@@ -95,7 +95,7 @@ async function loadContext(store: Store, sql: Sql, batch: PendingSale[]): Promis
     const click = clickByRowId.get(customer.click_id!)!;
     if (click.program_id === customer.program_id) customersByClick.set(clickKey(customer.program_id, click.click_id), customer);
   }
-  return { seen: new Map(), programs, customersByKey, customersByClick, firstSubscriptionSale: firstSales };
+  return { seen, programs, customersByKey, customersByClick, firstSubscriptionSale: firstSales };
 }
 
 /** Rows a batch writes, gathered while deciding each sale in arrival order. */
@@ -115,8 +115,8 @@ type BatchWrites = {
 async function recordBatch(deps: Deps, sql: Sql, batch: PendingSale[], { afterFailure: lookUpLedger }: { afterFailure: boolean }): Promise<Outcome[]> {
   const now = deps.clock.now();
   const keys = batch.map(transactionKeyOf);
-  const context = await loadContext(deps.store, sql, batch);
-  if (lookUpLedger) context.seen = await sales.findTransactions(sql, keys.filter((key) => key !== undefined));
+  const seen = lookUpLedger ? await sales.findTransactions(sql, keys.filter((key) => key !== undefined)) : new Map<string, number | null>();
+  const context = await loadContext(deps.store, sql, batch, seen);
   const writes: BatchWrites = { transactions: [], saleEvents: [], commissions: [], testSales: [], converted: new Set() };
   const nextId = await deps.store.idAllocator(sql, ['sale_events', 'commissions', 'test_sale_events']);
   const outcomes = batch.map((sale): Outcome => {

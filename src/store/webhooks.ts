@@ -25,9 +25,12 @@ export function eventKey(programId: number, eventId: string): string {
   return `${programId}:${eventId}`;
 }
 
+/** An event as its answer and the admin listing show it (WebhookEventSummary). */
+const SUMMARY = 'SELECT program_id, event_id, type, outcome, reason, sale_id, received_at FROM webhook_events';
+
 export function findWebhookEvent(sql: Sql, programId: number, eventId: string): Promise<WebhookEventSummary | undefined> {
   return sql.one<WebhookEventSummary>(
-    'SELECT program_id, event_id, type, outcome, reason, sale_id, received_at FROM webhook_events WHERE event_key = $1',
+    `${SUMMARY} WHERE event_key = $1`,
     [eventKey(programId, eventId)],
   );
 }
@@ -36,7 +39,7 @@ export function findWebhookEvent(sql: Sql, programId: number, eventId: string): 
 export async function findWebhookEvents(sql: Sql, keys: string[]): Promise<Map<string, WebhookEventSummary>> {
   if (keys.length === 0) return new Map();
   const rows = await sql.all<WebhookEventSummary>(
-    'SELECT program_id, event_id, type, outcome, reason, sale_id, received_at FROM webhook_events WHERE event_key = ANY($1::VARCHAR[])',
+    `${SUMMARY} WHERE event_key = ANY($1::VARCHAR[])`,
     [list(keys)],
   );
   return new Map(rows.map((row) => [eventKey(row.program_id, row.event_id), row]));
@@ -89,7 +92,7 @@ export async function updateUnattributedEvent(
 /** Newest first; events of one instant (a pinned clock) in reverse arrival order. */
 export function listWebhookEvents(sql: Sql, programId: number, limit: number): Promise<WebhookEventSummary[]> {
   return sql.all<WebhookEventSummary>(
-    `SELECT program_id, event_id, type, outcome, reason, sale_id, received_at FROM webhook_events
+    `${SUMMARY}
      WHERE program_id = $1 ORDER BY received_at DESC, rowid DESC LIMIT $2`,
     [programId, limit],
   );

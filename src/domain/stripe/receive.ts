@@ -79,7 +79,7 @@ async function storeEvents(_deps: Deps, sql: Sql, events: DecidedEvent[], { afte
     if (found) return { row: found, redelivery: true, retry: false };
     known.set(keyOf(event), event.row);
     fresh.push(event);
-    return { row: event.row as WebhookEventSummary, redelivery: false, retry: false };
+    return { row: event.row, redelivery: false, retry: false };
   });
   await storeLinks(sql, fresh.map((e) => e.decision));
   await webhooks.appendWebhookEvents(sql, fresh.map((e) => e.row));
