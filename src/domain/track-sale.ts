@@ -45,17 +45,26 @@ function currencyOf(request: SaleRequest): Currency {
  * commission in the writer's transaction. Shared by the sale endpoint and the payment webhooks.
  */
 export async function trackSale(deps: Deps, source: SaleSource, request: SaleRequest): Promise<SaleResult> {
+  return recordSale(deps, pendingSale(source, request));
+}
+
+/**
+ * A sale that passed the checks needing no store (validation of live fields, currency), ready for
+ * recordSales. `customer` is its request's customer_key already read in this transaction (the
+ * webhooks attribute in their own order first): it spares the lookup, not the attribution checks.
+ */
+export type PendingSale = { source: SaleSource; request: SaleRequest; mode: SaleMode; currency: Currency; customer?: AttributableCustomer };
+type Outcome = WriteOutcome<SaleResult>;
+
+/** Throws the AppError the sale is refused with before any lookup. */
+export function pendingSale(source: SaleSource, request: SaleRequest): PendingSale {
   const mode = saleMode(source.keyMode, request);
   if (mode === 'live') {
     const missing = missingLiveFields(request);
     if (missing.length > 0) throw invalidRequest(missing.map((field) => ({ field, message: 'Required' })));
   }
-  const currency = currencyOf(request);
-  return recordSale(deps, { source, request, mode, currency });
+  return { source, request, mode, currency: currencyOf(request) };
 }
-
-type PendingSale = { source: SaleSource; request: SaleRequest; mode: SaleMode; currency: Currency };
-type Outcome = WriteOutcome<SaleResult>;
 
 /** Everything a batch needs from the store, read in a fixed number of round trips. */
 type BatchContext = {
@@ -68,18 +77,22 @@ type BatchContext = {
 
 const clickKey = (programId: number, clickId: string) => `${programId}:${clickId}`;
 
-const recordSale = batched(recordBatch);
+const recordSale = batched(recordSales);
 
-/** What deciding the batch needs; `seen` is the ledger entries recordBatch looked up (none on a first run). */
+/** What deciding the batch needs; `seen` is the ledger entries recordSales looked up (none on a first run). */
 async function loadContext(store: Store, sql: Sql, batch: PendingSale[], seen: BatchContext['seen']): Promise<BatchContext> {
   const live = batch.filter((s) => s.mode === 'live');
   const programIds = [...new Set(batch.map((s) => s.source.programId))];
-  const byKey = live.flatMap((s) => (s.request.customer_key === undefined ? [] : [{ programId: s.source.programId, customerKey: s.request.customer_key }]));
+  const known = live.flatMap((s) => s.customer ?? []);
+  const byKey = live.flatMap((s) =>
+    s.customer || s.request.customer_key === undefined ? [] : [{ programId: s.source.programId, customerKey: s.request.customer_key }],
+  );
   const subscriptionIds = live.flatMap((s) => (s.request.is_recurring && s.request.subscription_id !== undefined ? [s.request.subscription_id] : []));
 
   // One connection runs one statement at a time (DUCKDB.md), so these reads are sequential.
   const programs = await cachedPrograms(store, sql, programIds);
-  const customersByKey = new Map((await tracking.findCustomersByKeys(sql, byKey)).map((c) => [tracking.customerRef(c.program_id, c.customer_key), c]));
+  const found = known.concat(await tracking.findCustomersByKeys(sql, byKey));
+  const customersByKey = new Map(found.map((c) => [tracking.customerRef(c.program_id, c.customer_key), c]));
   const firstSales = await sales.firstSubscriptionSales(sql, programIds, subscriptionIds);
   // The click id is the fallback: looked up only for the sales whose customer_key found no one.
   const clickIds = live.flatMap((s) => {
@@ -108,11 +121,12 @@ type BatchWrites = {
 };
 
 /**
- * A batch of sales in one transaction. Its first run leaves duplicates to the ledger's primary key,
+ * A batch of sales in the writer's transaction (a RecordBatch; the payment webhooks record theirs
+ * inside their own batch). Its first run leaves duplicates to the ledger's primary key,
  * which fails the append of a transaction id already recorded (rare: a merchant's retry); a run
  * after a failure looks every id up first, so the duplicate gets its 409 and the rest is recorded.
  */
-async function recordBatch(deps: Deps, sql: Sql, batch: PendingSale[], { afterFailure: lookUpLedger }: { afterFailure: boolean }): Promise<Outcome[]> {
+export async function recordSales(deps: Deps, sql: Sql, batch: PendingSale[], { afterFailure: lookUpLedger }: { afterFailure: boolean }): Promise<Outcome[]> {
   const now = deps.clock.now();
   const keys = batch.map(transactionKeyOf);
   const seen = lookUpLedger ? await sales.findTransactions(sql, keys.filter((key) => key !== undefined)) : new Map<string, number | null>();

@@ -1,5 +1,6 @@
+import type { DuckDBValue } from '@duckdb/node-api';
 import { list, type Columns, type Sql } from './db.js';
-import type { CustomerRow } from './tracking.js';
+import { ATTRIBUTABLE_COLUMNS, type AttributableCustomer, attributableFrom, customerRef, type CustomerRow } from './tracking.js';
 
 export type WebhookOutcome = 'recorded' | 'skipped' | 'ignored';
 
@@ -27,13 +28,6 @@ export function eventKey(programId: number, eventId: string): string {
 
 /** An event as its answer and the admin listing show it (WebhookEventSummary). */
 const SUMMARY = 'SELECT program_id, event_id, type, outcome, reason, sale_id, received_at FROM webhook_events';
-
-export function findWebhookEvent(sql: Sql, programId: number, eventId: string): Promise<WebhookEventSummary | undefined> {
-  return sql.one<WebhookEventSummary>(
-    `${SUMMARY} WHERE event_key = $1`,
-    [eventKey(programId, eventId)],
-  );
-}
 
 /** Stored events by key (eventKey): one round trip for a batch of deliveries. */
 export async function findWebhookEvents(sql: Sql, keys: string[]): Promise<Map<string, WebhookEventSummary>> {
@@ -68,25 +62,14 @@ export function findUnattributedEvents(sql: Sql, programId: number, keys: Deferr
   );
 }
 
-/**
- * The new outcome of an event skipped as no_attribution; only its outcome columns change. Returns
- * the updated event, or undefined when it is no longer unattributed (a concurrent re-run won).
- */
-export async function updateUnattributedEvent(
-  sql: Sql,
-  programId: number,
-  eventId: string,
-  outcome: Pick<WebhookEventRow, 'outcome' | 'reason' | 'sale_id'>,
-): Promise<WebhookEventSummary | undefined> {
-  const current = await findWebhookEvent(sql, programId, eventId);
-  if (current?.outcome !== 'skipped' || current.reason !== 'no_attribution') return undefined;
+/** An event decided again: only its outcome columns change. */
+export async function updateEventOutcome(sql: Sql, row: WebhookEventSummary): Promise<void> {
   await sql.run('UPDATE webhook_events SET outcome = $2, reason = $3, sale_id = $4 WHERE event_key = $1', [
-    eventKey(programId, eventId),
-    outcome.outcome,
-    outcome.reason,
-    outcome.sale_id,
+    eventKey(row.program_id, row.event_id),
+    row.outcome,
+    row.reason,
+    row.sale_id,
   ]);
-  return { ...current, ...outcome };
 }
 
 /** Newest first; events of one instant (a pinned clock) in reverse arrival order. */
@@ -98,27 +81,67 @@ export function listWebhookEvents(sql: Sql, programId: number, limit: number): P
   );
 }
 
-/** The most recent lead with this e-mail (leads store it lower-cased). */
-export function findCustomerByEmail(sql: Sql, programId: number, email: string): Promise<CustomerRow | undefined> {
-  return sql.one<CustomerRow>(
-    'SELECT * FROM customers WHERE program_id = $1 AND email = $2 ORDER BY signup_date DESC, id DESC LIMIT 1',
-    [programId, email.toLowerCase()],
-  );
+/** What one attribution step looks for: a value within a program. */
+export type Match<V extends string | number = string> = { programId: number; value: V };
+
+export function matchKey(programId: number, value: string | number): string {
+  return `${programId}:${value}`;
 }
 
-export function findCustomerByProviderId(sql: Sql, programId: number, providerCustomerId: string): Promise<CustomerRow | undefined> {
-  return sql.one<CustomerRow>(
-    'SELECT * FROM customers WHERE program_id = $1 AND provider_customer_id = $2 ORDER BY id LIMIT 1',
-    [programId, providerCustomerId],
-  );
+/** A customer an attribution step found: what a sale's attribution reads, and its link to the provider's customer. */
+export type MatchedCustomer = AttributableCustomer & Pick<CustomerRow, 'provider_customer_id'>;
+export type Matches = Map<string, MatchedCustomer>;
+
+/** Customers (cu) with the value each matched; `from` may join cu to another table first. */
+const matched = (match: string, from?: string) =>
+  `SELECT ${ATTRIBUTABLE_COLUMNS}, cu.provider_customer_id, ${match} AS match FROM ${attributableFrom(from)}`;
+
+/** The first row of each (program_id, match) in the query's order, keyed by matchKey: one round trip for a batch. */
+async function firstMatches(sql: Sql, query: string, params: DuckDBValue[]): Promise<Matches> {
+  const found: Matches = new Map();
+  for (const { match, ...customer } of await sql.all<MatchedCustomer & { match: string }>(query, params)) {
+    const key = matchKey(customer.program_id, match);
+    if (!found.has(key)) found.set(key, customer);
+  }
+  return found;
 }
 
-/** The customer of the subscription's first recorded sale. */
-export function findCustomerBySubscription(sql: Sql, programId: number, subscriptionId: string): Promise<CustomerRow | undefined> {
-  return sql.one<CustomerRow>(
-    `SELECT c.* FROM sale_events s JOIN customers c ON c.id = s.customer_id
-     WHERE s.program_id = $1 AND s.subscription_id = $2 ORDER BY s.id LIMIT 1`,
-    [programId, subscriptionId],
+/** `program_id = ANY($1) AND <column> = ANY($2)`: the batch's programs and values (pairs across them are never looked up). */
+function programsAndValues(pairs: Array<Match<string | number>>): DuckDBValue[] {
+  return [list([...new Set(pairs.map((p) => p.programId))]), list([...new Set(pairs.map((p) => p.value))])];
+}
+
+const none: Promise<Matches> = Promise.resolve(new Map());
+
+/** The first customer of each (program, value) of one customers column, in `order`. */
+function firstByColumn<V extends string | number>(column: string, type: 'VARCHAR' | 'BIGINT', order: string) {
+  const query = `${matched(`cu.${column}`)} WHERE cu.program_id = ANY($1::BIGINT[]) AND cu.${column} = ANY($2::${type}[]) ORDER BY ${order}`;
+  return (sql: Sql, pairs: Array<Match<V>>): Promise<Matches> => (pairs.length === 0 ? none : firstMatches(sql, query, programsAndValues(pairs)));
+}
+
+/** The earliest customer of each click (clicks.id). */
+export const findCustomersByClick = firstByColumn<number>('click_id', 'BIGINT', 'cu.id');
+/** The most recent lead of each e-mail (leads store it lower-cased, so the values must be too). */
+export const findCustomersByEmail = firstByColumn<string>('email', 'VARCHAR', 'cu.signup_date DESC, cu.id DESC');
+/** The earliest customer a provider customer id was linked to. */
+export const findCustomersByProviderId = firstByColumn<string>('provider_customer_id', 'VARCHAR', 'cu.id');
+
+/** Customers by key, through the unique customer_ref. */
+export function findCustomersByKey(sql: Sql, customerKeys: Match[]): Promise<Matches> {
+  if (customerKeys.length === 0) return none;
+  return firstMatches(sql, `${matched('cu.customer_key')} WHERE cu.customer_ref = ANY($1::VARCHAR[])`, [
+    list(customerKeys.map((k) => customerRef(k.programId, k.value))),
+  ]);
+}
+
+/** The customer of each subscription's first recorded sale. */
+export function findCustomersBySubscription(sql: Sql, subscriptionIds: Match[]): Promise<Matches> {
+  if (subscriptionIds.length === 0) return none;
+  return firstMatches(
+    sql,
+    `${matched('s.subscription_id', 'sale_events s JOIN customers cu ON cu.id = s.customer_id')}
+     WHERE s.program_id = ANY($1::BIGINT[]) AND s.subscription_id = ANY($2::VARCHAR[]) ORDER BY s.id`,
+    programsAndValues(subscriptionIds),
   );
 }
 

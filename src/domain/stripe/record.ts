@@ -1,12 +1,12 @@
 import { AppError } from '../../errors.js';
 import type { Sql } from '../../store/db.js';
-import type { CustomerRow } from '../../store/tracking.js';
 import * as webhooks from '../../store/webhooks.js';
-import type { DeferralKeys, WebhookOutcome } from '../../store/webhooks.js';
+import type { DeferralKeys, MatchedCustomer, WebhookOutcome } from '../../store/webhooks.js';
 import type { Deps } from '../deps.js';
 import { saleRequestSchema } from '../sale-request.js';
-import { trackSale, type SaleSource } from '../track-sale.js';
-import { resolveCustomer } from './attribute.js';
+import { pendingSale, type PendingSale, recordSales, type SaleResult } from '../track-sale.js';
+import type { Outcome } from '../write-batcher.js';
+import { resolveCustomers } from './attribute.js';
 import { checkoutSessionPaid } from './checkout-session.js';
 import { invoicePaid } from './invoice-paid.js';
 import { type AttributionHints, type EventPlan, type SaleFields, skip, type SkipReason } from './plan.js';
@@ -53,35 +53,57 @@ export function isUnattributed(decision: { outcome: WebhookOutcome; reason: stri
   return decision.outcome === 'skipped' && decision.reason === 'no_attribution';
 }
 
-/** The plan carried out: no sale, or a sale attributed and recorded through the sale endpoint's path. */
-export function decide(deps: Deps, programId: number, planned: PlannedEvent): Promise<Decision> | Decision {
-  const { plan } = planned;
-  return 'sale' in plan ? recordSale(deps, programId, planned, plan.sale, plan.hints) : skipped(plan.reason, plan.outcome);
-}
-
 /** The identifiers stored with an event so that a later sale finds it while it is unattributed. */
 export function deferralKeys({ plan }: PlannedEvent): DeferralKeys {
   return 'sale' in plan ? { subscriptionId: plan.hints.subscriptionId, providerCustomerId: plan.hints.providerCustomerId } : {};
-}
-
-/** Inside the writer: whether an unattributed event became attributable since it was decided (a concurrent sale). */
-export async function attributableNow(sql: Sql, programId: number, { subscriptionId, providerCustomerId }: DeferralKeys): Promise<boolean> {
-  if (providerCustomerId && (await webhooks.findCustomerByProviderId(sql, programId, providerCustomerId))) return true;
-  return subscriptionId !== undefined && (await webhooks.findCustomerBySubscription(sql, programId, subscriptionId)) !== undefined;
 }
 
 export async function storeLinks(sql: Sql, decisions: Decision[]): Promise<void> {
   await webhooks.linkProviderCustomers(sql, decisions.flatMap((d) => (d.link ? [d.link] : [])));
 }
 
-/**
- * Resolves the customer in the order of §6, then records through trackSale with that customer's
- * key: validation, duplicates, window and commission are the sale endpoint's code path.
- */
-async function recordSale(deps: Deps, programId: number, { created, live }: PlannedEvent, sale: SaleFields, hints: AttributionHints): Promise<Decision> {
-  const customer = await deps.store.read((sql) => resolveCustomer(sql, programId, hints));
-  if (!customer && live) return skipped('no_attribution');
+/** A planned event of a program, to be decided in the writer's transaction. */
+export type EventToDecide = { programId: number; planned: PlannedEvent };
 
+/** A sale of the batch on its way to recordSales, with what its decision is made of. */
+type SaleToRecord = { index: number; pending: PendingSale; customer: MatchedCustomer | undefined; sale: SaleFields; hints: AttributionHints; live: boolean };
+
+/**
+ * The plans carried out inside the writer's transaction: no sale, or a sale attributed in the order
+ * of §6 (one round trip per step for the whole batch) and recorded through the sale endpoint's
+ * recordSales with that customer's key: validation, duplicates, window and commission are its code.
+ */
+export async function decideEvents(deps: Deps, sql: Sql, events: EventToDecide[], run: { afterFailure: boolean }): Promise<Decision[]> {
+  const decisions: Decision[] = [];
+  const withSale = events.flatMap(({ programId, planned }, index) => {
+    const { plan } = planned;
+    if ('sale' in plan) return [{ index, programId, planned, sale: plan.sale, hints: plan.hints }];
+    decisions[index] = skipped(plan.reason, plan.outcome);
+    return [];
+  });
+  const customers = await resolveCustomers(sql, withSale);
+  const toRecord: SaleToRecord[] = [];
+  withSale.forEach(({ index, programId, planned, sale, hints }, i) => {
+    const customer = customers[i];
+    const prepared = prepareSale(deps, programId, planned, sale, hints, customer);
+    if ('pending' in prepared) toRecord.push({ index, pending: prepared.pending, customer, sale, hints, live: planned.live });
+    else decisions[index] = prepared;
+  });
+  const outcomes = await recordSales(deps, sql, toRecord.map((r) => r.pending), run);
+  toRecord.forEach((record, i) => (decisions[record.index] = saleDecision(record, outcomes[i])));
+  return decisions;
+}
+
+/** The sale request the event stands for, as the sale endpoint would check it; or why it records none. */
+function prepareSale(
+  deps: Deps,
+  programId: number,
+  { created, live }: PlannedEvent,
+  sale: SaleFields,
+  hints: AttributionHints,
+  customer: MatchedCustomer | undefined,
+): { pending: PendingSale } | Decision {
+  if (!customer && live) return skipped('no_attribution');
   const schema = saleRequestSchema(deps.clock);
   const occurredAt = created === undefined ? undefined : new Date(created * 1000).toISOString();
   const request = schema.safeParse({
@@ -93,33 +115,43 @@ async function recordSale(deps: Deps, programId: number, { created, live }: Plan
     livemode: live ? undefined : false,
   });
   if (!request.success) return skipped('invalid_sale');
-
-  const source: SaleSource = { programId, apiKeyId: null, keyMode: 'live', source: 'stripe' };
-  const recorded = (reason: 'already_recorded' | null, saleId: number): Decision => ({
-    outcome: 'recorded', reason, saleId, link: linkOf(customer, hints), unlocks: unlocksOf(customer, sale, hints),
-  });
   try {
-    const result = await trackSale(deps, source, request.data);
-    if ('data' in result) return { outcome: 'recorded', reason: 'test_mode', saleId: null };
-    if (result.sale_id === null) return skipped('attribution_window_expired');
-    return recorded(null, result.sale_id);
+    const pending = pendingSale({ programId, apiKeyId: null, keyMode: 'live', source: 'stripe' }, request.data);
+    return { pending: { ...pending, customer } };
   } catch (error) {
-    if (!(error instanceof AppError)) throw error;
-    if (error.code === 'duplicate_transaction') {
-      // The sale exists (an earlier event of the same payment): its outcome, not an error.
-      if (!live) return { outcome: 'recorded', reason: 'test_mode', saleId: null };
-      const saleId = (error.details as { sale_id: number | null }).sale_id;
-      if (saleId === null) return skipped('attribution_window_expired');
-      return recorded('already_recorded', saleId);
-    }
-    if (error.code === 'no_attribution') return skipped('no_attribution');
-    if (error.code === 'unsupported_currency') return skipped('unsupported_currency');
-    if (error.code === 'invalid_request') return skipped('invalid_sale');
-    throw error;
+    return refusal(error);
   }
 }
 
-function linkOf(customer: CustomerRow | undefined, hints: AttributionHints): Decision['link'] {
+/** What recordSales answered, as the event's outcome. */
+function saleDecision({ customer, sale, hints, live }: SaleToRecord, outcome: Outcome<SaleResult>): Decision {
+  const recorded = (reason: 'already_recorded' | null, saleId: number): Decision => ({
+    outcome: 'recorded', reason, saleId, link: linkOf(customer, hints), unlocks: unlocksOf(customer, sale, hints),
+  });
+  if (outcome.ok) {
+    const result = outcome.value;
+    if ('data' in result) return { outcome: 'recorded', reason: 'test_mode', saleId: null };
+    if (result.sale_id === null) return skipped('attribution_window_expired');
+    return recorded(null, result.sale_id);
+  }
+  if (outcome.error.code !== 'duplicate_transaction') return refusal(outcome.error);
+  // The sale exists (an earlier event of the same payment): its outcome, not an error.
+  if (!live) return { outcome: 'recorded', reason: 'test_mode', saleId: null };
+  const saleId = (outcome.error.details as { sale_id: number | null }).sale_id;
+  if (saleId === null) return skipped('attribution_window_expired');
+  return recorded('already_recorded', saleId);
+}
+
+/** A refusal of the sale path as a skip; any other error is not the event's and fails its delivery. */
+function refusal(error: unknown): Decision {
+  if (!(error instanceof AppError)) throw error;
+  if (error.code === 'no_attribution') return skipped('no_attribution');
+  if (error.code === 'unsupported_currency') return skipped('unsupported_currency');
+  if (error.code === 'invalid_request') return skipped('invalid_sale');
+  throw error;
+}
+
+function linkOf(customer: MatchedCustomer | undefined, hints: AttributionHints): Decision['link'] {
   if (!customer || !hints.providerCustomerId || customer.provider_customer_id !== null) return undefined;
   return { customerId: customer.id, providerCustomerId: hints.providerCustomerId };
 }
@@ -128,7 +160,7 @@ function linkOf(customer: CustomerRow | undefined, hints: AttributionHints): Dec
  * A live sale makes attributable the events of its subscription (the subscription step) and of its
  * provider customer when that id is, or is about to be, the customer's link (the provider step).
  */
-function unlocksOf(customer: CustomerRow | undefined, sale: SaleFields, hints: AttributionHints): DeferralKeys | undefined {
+function unlocksOf(customer: MatchedCustomer | undefined, sale: SaleFields, hints: AttributionHints): DeferralKeys | undefined {
   if (!customer) return undefined;
   const provider = hints.providerCustomerId;
   const providerCustomerId = provider && (customer.provider_customer_id ?? provider) === provider ? provider : undefined;

@@ -1,0 +1,127 @@
+import { describe, expect, test } from 'vitest';
+import { applyDelivery, type Applied } from '../../src/domain/stripe/apply.js';
+import { reattribute } from '../../src/domain/stripe/deferred.js';
+import { planEvent } from '../../src/domain/stripe/record.js';
+import { parseEnvelope } from '../../src/domain/stripe/schema.js';
+import { buildTestApp, type ProgramFixture, type TestApp } from '../helpers/app.js';
+import { fixture } from '../helpers/stripe.js';
+
+/**
+ * Deliveries submitted in one tick are decided and stored as one batch in one transaction
+ * (apply.ts): every lookup of §6 is one statement for the batch, so each delivery must still get
+ * its own customer, its own redelivery answer and its own sale.
+ */
+type Event = { id: string; type: string; data: { object: any } };
+
+async function merchant() {
+  const t = await buildTestApp();
+  const program = await t.program();
+  const a = await t.lead(program, 'user_42', 'jenny@shop.example');
+  await t.lead(program, 'user_77', 'sam@example.org');
+  const c = await t.lead(program, 'user_88');
+  const load = (name: string, values: Record<string, string> = {}) =>
+    fixture<Event>(name, { CLICK_ID: a.clickId, CUSTOMER_KEY: 'user_42', PROGRAM_ID: String(program.id), EMAIL: 'Sam@Example.org', ...values });
+  return { t, program, clickOf88: c.clickId, load };
+}
+
+/** A checkout of its own payment: a new event id and transaction id. */
+function checkout(event: Event, n: number, metadata: Record<string, string | undefined>): Event {
+  const copy = structuredClone(event);
+  copy.id = `evt_batch_${n}`;
+  copy.data.object.payment_intent = `pi_batch_${n}`;
+  Object.assign(copy.data.object.metadata, metadata);
+  for (const [key, value] of Object.entries(metadata)) if (value === undefined) delete copy.data.object.metadata[key];
+  return copy;
+}
+
+/** All submitted before the writer takes any: one batch. */
+function deliverTogether(t: TestApp, program: ProgramFixture, events: Event[]): Promise<Applied[]> {
+  return Promise.all(
+    events.map((event) =>
+      applyDelivery(t.deps, {
+        programId: program.id,
+        eventId: event.id,
+        type: event.type,
+        planned: planEvent(parseEnvelope(event), program.id),
+        payload: JSON.stringify(event),
+        receivedAt: t.clock.now(),
+      }),
+    ),
+  );
+}
+
+function customerOfSale(t: TestApp, saleId: number | null): Promise<string | undefined> {
+  return t.store
+    .read((sql) => sql.one<{ customer_key: string }>('SELECT c.customer_key FROM sale_events s JOIN customers c ON c.id = s.customer_id WHERE s.id = $1', [saleId]))
+    .then((row) => row?.customer_key);
+}
+
+const summary = ({ row, redelivery }: Applied) => [row.event_id, row.outcome, row.reason, row.sale_id, redelivery];
+
+describe('one batch of webhook deliveries', () => {
+  test('each delivery is attributed by its own first matching step of §6', async () => {
+    const { t, program, clickOf88, load } = await merchant();
+    const base = load('checkout-one-time');
+    const events = [
+      checkout(base, 1, {}), // click A → user_42
+      load('checkout-email-fallback'), // e-mail → user_77
+      checkout(base, 3, { partner_click_id: undefined, partner_customer_key: 'user_88' }), // key alone → user_88
+      checkout(base, 4, { partner_click_id: clickOf88, partner_customer_key: 'user_42' }), // the click wins over the key → user_88
+      checkout(base, 5, { partner_click_id: `${clickOf88.slice(0, -1)}x`, partner_customer_key: 'user_77' }), // a forged click falls through → user_77
+      checkout(base, 6, { partner_click_id: undefined, partner_customer_key: 'nobody' }),
+    ];
+    const applied = await deliverTogether(t, program, events);
+    expect(applied.map(summary)).toEqual([
+      ['evt_batch_1', 'recorded', null, 1, false],
+      [events[1].id, 'recorded', null, 2, false],
+      ['evt_batch_3', 'recorded', null, 3, false],
+      ['evt_batch_4', 'recorded', null, 4, false],
+      ['evt_batch_5', 'recorded', null, 5, false],
+      ['evt_batch_6', 'skipped', 'no_attribution', null, false],
+    ]);
+    const customers = await Promise.all([1, 2, 3, 4, 5].map((saleId) => customerOfSale(t, saleId)));
+    expect(customers).toEqual(['user_42', 'user_77', 'user_88', 'user_88', 'user_77']);
+    expect(await t.count('webhook_events')).toBe(6);
+    expect(await t.count('commissions')).toBe(5);
+  });
+
+  test('an event stored earlier and one sent twice, amid new ones: redeliveries answer the stored rows, nothing twice', async () => {
+    const { t, program, load } = await merchant();
+    const base = load('checkout-one-time');
+    const [stored, twice, fresh] = [checkout(base, 1, {}), checkout(base, 2, {}), checkout(base, 3, {})];
+    expect((await deliverTogether(t, program, [stored])).map(summary)).toEqual([['evt_batch_1', 'recorded', null, 1, false]]);
+    // The first run leaves the stored event to its key: the append fails, the batch is rolled back and runs again.
+    // (Ids the rolled-back run took are not reused, as with a database sequence.)
+    const applied = await deliverTogether(t, program, [twice, stored, fresh, twice]);
+    const [second, third] = [applied[0].row.sale_id, applied[2].row.sale_id];
+    expect(applied.map(summary)).toEqual([
+      ['evt_batch_2', 'recorded', null, second, false],
+      ['evt_batch_1', 'recorded', null, 1, true],
+      ['evt_batch_3', 'recorded', null, third, false],
+      ['evt_batch_2', 'recorded', null, second, true],
+    ]);
+    expect(await t.count('webhook_events')).toBe(3);
+    expect(await t.count('sale_events', `id IN (1, ${second}, ${third})`)).toBe(3);
+    expect(await t.count('sale_events')).toBe(3);
+    expect(await t.count('sale_transactions')).toBe(3);
+    expect(await t.count('commissions')).toBe(3);
+  });
+
+  test('a renewal and the checkout that identifies its customer in one batch: the renewal is stored unattributed, then recorded by the checkout', async () => {
+    const { t, program, load } = await merchant();
+    t.clock.set('2026-04-28T12:05:00.000Z');
+    const [renewal, start] = [load('invoice-renewal-no-metadata'), load('checkout-subscription')];
+    const applied = await deliverTogether(t, program, [renewal, start]);
+    expect(applied.map(summary)).toEqual([
+      [renewal.id, 'skipped', 'no_attribution', null, false],
+      [start.id, 'recorded', null, 1, false],
+    ]);
+    expect(applied[1].unlocks).toEqual({ subscriptionId: 'sub_1RpkSubQm2LdVhA8', providerCustomerId: 'cus_SZpk4x7Qm2LdVh' });
+    // What the checkout's request does after its COMMIT (receive.ts).
+    await reattribute(t.deps, program.id, applied[1].unlocks);
+    const events = await t.admin('GET', `/programs/${program.id}/webhook-events`);
+    expect(events.find((e: { eventId: string }) => e.eventId === renewal.id)).toMatchObject({ outcome: 'recorded', reason: null, saleId: 2 });
+    expect(await customerOfSale(t, 2)).toBe('user_42');
+    expect(await t.count('sale_events')).toBe(2);
+  });
+});
