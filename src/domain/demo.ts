@@ -100,7 +100,7 @@ function exponential(random: () => number, mean: number): number {
   return -mean * Math.log(1 - random());
 }
 
-type Customer = { clickRowId: number; clickedAt: number; partnerProgramId: number; signup: number; key: string; firstPurchase: number | null };
+type Customer = { clickRowId: number; clickRef: string; clickedAt: number; partnerProgramId: number; signup: number; key: string; firstPurchase: number | null };
 type Sale = { customer: Customer; at: number; cents: number; product: string; recurring: boolean; subscriptionId: string | null };
 
 /**
@@ -190,7 +190,7 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
         enrollments[i] = enrollmentIds[pick(cumulative, random)];
         if (random() < LEAD_RATE) {
           const signup = times[i] + Math.floor(exponential(random, 2 * 3_600_000));
-          if (signup < now) customers.push({ clickRowId, clickedAt: times[i], partnerProgramId: enrollments[i], signup, key: `demo_${clickRowId}`, firstPurchase: null });
+          if (signup < now) customers.push({ clickRowId, clickRef: clickIds[i], clickedAt: times[i], partnerProgramId: enrollments[i], signup, key: `demo_${clickRowId}`, firstPurchase: null });
         }
       }
       await load.append(
@@ -242,6 +242,7 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
         program_id: customers.map(() => program.id),
         customer_key: customers.map((c) => c.key),
         click_id: customers.map((c) => c.clickRowId),
+        click_ref: customers.map((c) => c.clickRef),
         partner_program_id: customers.map((c) => c.partnerProgramId),
         signup_date: customers.map((c) => c.signup),
         first_purchase_date: customers.map((c) => c.firstPurchase),

@@ -8,7 +8,7 @@ import { commissionCents, holdUntil, renewalEarnsCommission, withinAttributionWi
 import type { Deps } from './deps.js';
 import { cachedPrograms, programNotFound, type CachedProgram } from './program-cache.js';
 import { CURRENCIES, type Currency, missingLiveFields, type SaleRequest } from './sale-request.js';
-import { clickRowId } from './tracking.js';
+import { findCustomersByClickIds } from './tracking.js';
 import { batched, type Outcome as WriteOutcome } from './write-batcher.js';
 
 /** Who reports the sale: the API key's program and mode, or the webhook's program. */
@@ -75,8 +75,6 @@ type BatchContext = {
   firstSubscriptionSale: Map<string, Date>;
 };
 
-const clickKey = (programId: number, clickId: string) => `${programId}:${clickId}`;
-
 const recordSale = batched(recordSales);
 
 /** What deciding the batch needs; `seen` is the ledger entries recordSales looked up (none on a first run). */
@@ -97,17 +95,9 @@ async function loadContext(store: Store, sql: Sql, batch: PendingSale[], seen: B
   // The click id is the fallback: looked up only for the sales whose customer_key found no one.
   const clickIds = live.flatMap((s) => {
     const keyMatched = s.request.customer_key !== undefined && customersByKey.has(tracking.customerRef(s.source.programId, s.request.customer_key));
-    const rowId = keyMatched || s.request.click_id === undefined ? undefined : clickRowId(s.request.click_id);
-    return rowId === undefined ? [] : [rowId];
+    return keyMatched || s.request.click_id === undefined ? [] : [s.request.click_id];
   });
-  // A click id must match its stored value, not only its row id, and belong to the customer's program.
-  const clicks = await tracking.findClicksById(sql, clickIds);
-  const clickByRowId = new Map(clicks.filter((c) => live.some((s) => s.request.click_id === c.click_id)).map((c) => [c.id, c]));
-  const customersByClick = new Map<string, AttributableCustomer>();
-  for (const customer of await tracking.findCustomersByClicks(sql, [...clickByRowId.keys()])) {
-    const click = clickByRowId.get(customer.click_id!)!;
-    if (click.program_id === customer.program_id) customersByClick.set(clickKey(customer.program_id, click.click_id), customer);
-  }
+  const customersByClick = await findCustomersByClickIds(sql, clickIds);
   return { seen, programs, customersByKey, customersByClick, firstSubscriptionSale: firstSales };
 }
 
@@ -273,7 +263,7 @@ function decide(
 function attribute(context: BatchContext, programId: number, request: SaleRequest): AttributableCustomer {
   const customer =
     (request.customer_key !== undefined && context.customersByKey.get(tracking.customerRef(programId, request.customer_key))) ||
-    (request.click_id !== undefined && context.customersByClick.get(clickKey(programId, request.click_id))) ||
+    (request.click_id !== undefined && context.customersByClick.get(tracking.inProgram(programId, request.click_id))) ||
     undefined;
   if (!customer) {
     throw new AppError('no_attribution', 'Neither customer_key nor click_id matches a customer of this program', {

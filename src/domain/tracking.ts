@@ -3,7 +3,7 @@ import type { ApiKeyRow } from '../store/api-keys.js';
 import type { Sql } from '../store/db.js';
 import { findPartnerProgramByRef } from '../store/partners.js';
 import * as tracking from '../store/tracking.js';
-import type { ClickRow } from '../store/tracking.js';
+import type { AttributableCustomer, ClickRow } from '../store/tracking.js';
 import type { Deps } from './deps.js';
 import { randomToken } from './secrets.js';
 
@@ -15,6 +15,20 @@ const CLICK_ID = /^ck_(\d{1,15})_[A-Za-z0-9_-]{16,64}$/;
 export function clickRowId(clickId: string): number | undefined {
   const match = CLICK_ID.exec(clickId);
   return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * The earliest customer of each click id (the partner_click_id value), keyed by inProgram(program,
+ * click id). Found by the row id the value embeds (a scan of an integer column) and keyed by the
+ * customer's click_ref, so only the whole value within the customer's program finds it: a forged or
+ * mistyped id attributes nothing. One statement for a batch.
+ */
+export async function findCustomersByClickIds(sql: Sql, clickIds: string[]): Promise<Map<string, AttributableCustomer>> {
+  const found = new Map<string, AttributableCustomer>();
+  for (const customer of await tracking.findCustomersByClicks(sql, clickIds.flatMap((id) => clickRowId(id) ?? []))) {
+    if (customer.click_ref !== null) found.set(tracking.inProgram(customer.program_id, customer.click_ref), customer);
+  }
+  return found;
 }
 
 /** Finds a click by the value of the partner_click_id cookie. */
@@ -69,6 +83,7 @@ export async function trackLead({ store, clock }: Deps, apiKey: ApiKeyRow, input
       email: input.email?.toLowerCase() ?? null,
       name: input.name ?? null,
       click_id: click.id,
+      click_ref: click.click_id,
       partner_program_id: click.partner_program_id,
       provider_customer_id: null,
       signup_date: clock.now(),

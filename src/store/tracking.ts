@@ -18,6 +18,8 @@ export type CustomerRow = {
   email: string | null;
   name: string | null;
   click_id: number | null;
+  /** The click's click_id value (migration 004). */
+  click_ref: string | null;
   partner_program_id: number;
   provider_customer_id: string | null;
   signup_date: Date;
@@ -41,19 +43,24 @@ export function findClick(sql: Sql, rowId: number, clickId: string): Promise<Cli
   return sql.one<ClickRow>('SELECT * FROM clicks WHERE id = $1 AND click_id = $2', [rowId, clickId]);
 }
 
+/** A value within a program as one string: the customers' unique key, and the key of lookups by program in memory. */
+export function inProgram(programId: number, value: string | number): string {
+  return `${programId}:${value}`;
+}
+
 /** The customers' unique key: one column, so DuckDB finds it through its index. */
 export function customerRef(programId: number, customerKey: string): string {
-  return `${programId}:${customerKey}`;
+  return inProgram(programId, customerKey);
 }
 
 export async function insertCustomer(sql: Sql, c: CustomerRow): Promise<void> {
   await sql.run(
     `INSERT INTO customers (id, customer_ref, program_id, customer_key, email, name, click_id, partner_program_id,
-       provider_customer_id, signup_date, attributed_from, first_purchase_date, status, signup_day, first_purchase_day)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::DATE, $15::DATE)`,
+       provider_customer_id, signup_date, attributed_from, first_purchase_date, status, signup_day, first_purchase_day, click_ref)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::DATE, $15::DATE, $16)`,
     [c.id, customerRef(c.program_id, c.customer_key), c.program_id, c.customer_key, c.email, c.name, c.click_id,
       c.partner_program_id, c.provider_customer_id, c.signup_date, c.attributed_from, c.first_purchase_date, c.status,
-      utcDay(c.signup_date), c.first_purchase_date && utcDay(c.first_purchase_date)],
+      utcDay(c.signup_date), c.first_purchase_date && utcDay(c.first_purchase_date), c.click_ref],
   );
 }
 
@@ -62,7 +69,10 @@ export function findCustomerByKey(sql: Sql, programId: number, customerKey: stri
 }
 
 /** What attributing a sale reads of a customer, with the status of its partner's enrollment. */
-export type AttributableCustomer = Pick<CustomerRow, 'id' | 'program_id' | 'customer_key' | 'click_id' | 'partner_program_id' | 'attributed_from' | 'status'> & {
+export type AttributableCustomer = Pick<
+  CustomerRow,
+  'id' | 'program_id' | 'customer_key' | 'click_id' | 'click_ref' | 'partner_program_id' | 'provider_customer_id' | 'attributed_from' | 'status'
+> & {
   enrollment_status: 'active' | 'inactive' | null;
 };
 
@@ -70,8 +80,8 @@ export type AttributableCustomer = Pick<CustomerRow, 'id' | 'program_id' | 'cust
  * Only the columns attribution reads, of customers `cu` joined to their enrollment (attributableFrom):
  * on the sale path every column fetched costs (a fifth of this query for cu.*).
  */
-export const ATTRIBUTABLE_COLUMNS =
-  'cu.id, cu.program_id, cu.customer_key, cu.click_id, cu.partner_program_id, cu.attributed_from, cu.status, pp.status AS enrollment_status';
+export const ATTRIBUTABLE_COLUMNS = `cu.id, cu.program_id, cu.customer_key, cu.click_id, cu.click_ref, cu.partner_program_id, cu.provider_customer_id,
+  cu.attributed_from, cu.status, pp.status AS enrollment_status`;
 export const attributableFrom = (from = 'customers cu') => `${from} LEFT JOIN partner_programs pp ON pp.id = cu.partner_program_id`;
 const ATTRIBUTABLE = `SELECT ${ATTRIBUTABLE_COLUMNS} FROM ${attributableFrom()}`;
 
@@ -91,14 +101,6 @@ export async function findCustomersByClicks(sql: Sql, clickRowIds: number[]): Pr
   const earliest = new Map<number, AttributableCustomer>();
   for (const row of rows) if (!earliest.has(row.click_id!)) earliest.set(row.click_id!, row);
   return [...earliest.values()];
-}
-
-/** What checking a click id needs: its stored value and program. */
-export type ClickRef = Pick<ClickRow, 'id' | 'click_id' | 'program_id'>;
-
-export function findClicksById(sql: Sql, clickRowIds: number[]): Promise<ClickRef[]> {
-  if (clickRowIds.length === 0) return Promise.resolve([]);
-  return sql.all<ClickRef>('SELECT id, click_id, program_id FROM clicks WHERE id = ANY($1::BIGINT[])', [list(clickRowIds)]);
 }
 
 export async function markConverted(sql: Sql, customerIds: number[], at: Date): Promise<void> {

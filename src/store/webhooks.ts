@@ -1,6 +1,6 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import { list, type Columns, type Sql } from './db.js';
-import { ATTRIBUTABLE_COLUMNS, type AttributableCustomer, attributableFrom, customerRef, type CustomerRow } from './tracking.js';
+import { ATTRIBUTABLE_COLUMNS, type AttributableCustomer, attributableFrom, customerRef, inProgram } from './tracking.js';
 
 export type WebhookOutcome = 'recorded' | 'skipped' | 'ignored';
 
@@ -82,49 +82,40 @@ export function listWebhookEvents(sql: Sql, programId: number, limit: number): P
 }
 
 /** What one attribution step looks for: a value within a program. */
-export type Match<V extends string | number = string> = { programId: number; value: V };
-
-export function matchKey(programId: number, value: string | number): string {
-  return `${programId}:${value}`;
-}
-
-/** A customer an attribution step found: what a sale's attribution reads, and its link to the provider's customer. */
-export type MatchedCustomer = AttributableCustomer & Pick<CustomerRow, 'provider_customer_id'>;
-export type Matches = Map<string, MatchedCustomer>;
+export type Match = { programId: number; value: string };
+/** Customers by inProgram(program, the value each matched). */
+export type Matches = Map<string, AttributableCustomer>;
 
 /** Customers (cu) with the value each matched; `from` may join cu to another table first. */
-const matched = (match: string, from?: string) =>
-  `SELECT ${ATTRIBUTABLE_COLUMNS}, cu.provider_customer_id, ${match} AS match FROM ${attributableFrom(from)}`;
+const matched = (match: string, from?: string) => `SELECT ${ATTRIBUTABLE_COLUMNS}, ${match} AS match FROM ${attributableFrom(from)}`;
 
-/** The first row of each (program_id, match) in the query's order, keyed by matchKey: one round trip for a batch. */
+/** The first row of each (program_id, match) in the query's order: one round trip for a batch. */
 async function firstMatches(sql: Sql, query: string, params: DuckDBValue[]): Promise<Matches> {
   const found: Matches = new Map();
-  for (const { match, ...customer } of await sql.all<MatchedCustomer & { match: string }>(query, params)) {
-    const key = matchKey(customer.program_id, match);
+  for (const { match, ...customer } of await sql.all<AttributableCustomer & { match: string }>(query, params)) {
+    const key = inProgram(customer.program_id, match);
     if (!found.has(key)) found.set(key, customer);
   }
   return found;
 }
 
 /** `program_id = ANY($1) AND <column> = ANY($2)`: the batch's programs and values (pairs across them are never looked up). */
-function programsAndValues(pairs: Array<Match<string | number>>): DuckDBValue[] {
+function programsAndValues(pairs: Match[]): DuckDBValue[] {
   return [list([...new Set(pairs.map((p) => p.programId))]), list([...new Set(pairs.map((p) => p.value))])];
 }
 
 const none: Promise<Matches> = Promise.resolve(new Map());
 
 /** The first customer of each (program, value) of one customers column, in `order`. */
-function firstByColumn<V extends string | number>(column: string, type: 'VARCHAR' | 'BIGINT', order: string) {
-  const query = `${matched(`cu.${column}`)} WHERE cu.program_id = ANY($1::BIGINT[]) AND cu.${column} = ANY($2::${type}[]) ORDER BY ${order}`;
-  return (sql: Sql, pairs: Array<Match<V>>): Promise<Matches> => (pairs.length === 0 ? none : firstMatches(sql, query, programsAndValues(pairs)));
+function firstByColumn(column: string, order: string) {
+  const query = `${matched(`cu.${column}`)} WHERE cu.program_id = ANY($1::BIGINT[]) AND cu.${column} = ANY($2::VARCHAR[]) ORDER BY ${order}`;
+  return (sql: Sql, pairs: Match[]): Promise<Matches> => (pairs.length === 0 ? none : firstMatches(sql, query, programsAndValues(pairs)));
 }
 
-/** The earliest customer of each click (clicks.id). */
-export const findCustomersByClick = firstByColumn<number>('click_id', 'BIGINT', 'cu.id');
 /** The most recent lead of each e-mail (leads store it lower-cased, so the values must be too). */
-export const findCustomersByEmail = firstByColumn<string>('email', 'VARCHAR', 'cu.signup_date DESC, cu.id DESC');
+export const findCustomersByEmail = firstByColumn('email', 'cu.signup_date DESC, cu.id DESC');
 /** The earliest customer a provider customer id was linked to. */
-export const findCustomersByProviderId = firstByColumn<string>('provider_customer_id', 'VARCHAR', 'cu.id');
+export const findCustomersByProviderId = firstByColumn('provider_customer_id', 'cu.id');
 
 /** Customers by key, through the unique customer_ref. */
 export function findCustomersByKey(sql: Sql, customerKeys: Match[]): Promise<Matches> {

@@ -56,6 +56,23 @@ describe('migrations', () => {
     await v3.close();
   });
 
+  test('migration 004 gives customers stored before it the click id value of their click; a customer without a click keeps none', async () => {
+    const file = tempFile();
+    const v3 = await Store.open(file, { migrations: migrations.slice(0, 3) });
+    await v3.write((sql) =>
+      sql.run(`INSERT INTO clicks (id, click_id, program_id, partner_program_id, is_test, created_at, day) VALUES
+          (7, 'ck_7_secret', 1, 1, false, TIMESTAMP '2026-03-01 10:00', DATE '2026-03-01');
+        INSERT INTO customers (id, customer_ref, program_id, customer_key, click_id, partner_program_id, signup_date, attributed_from, status, signup_day) VALUES
+          (1, '1:a', 1, 'a', 7, 1, TIMESTAMP '2026-03-01 11:00', TIMESTAMP '2026-03-01 10:00', 'lead', DATE '2026-03-01'),
+          (2, '1:b', 1, 'b', NULL, 1, TIMESTAMP '2026-03-01 12:00', TIMESTAMP '2026-03-01 12:00', 'lead', DATE '2026-03-01')`),
+    );
+    await v3.close();
+    const v4 = await Store.open(file);
+    const refs = await v4.read((sql) => sql.all('SELECT id, click_ref FROM customers ORDER BY id'));
+    expect(refs).toEqual([{ id: 1, click_ref: 'ck_7_secret' }, { id: 2, click_ref: null }]);
+    await v4.close();
+  });
+
   test('a failing migration leaves the file at the previous version', async () => {
     const file = tempFile();
     await (await Store.open(file)).close();

@@ -1,7 +1,8 @@
 import { AppError } from '../../errors.js';
 import type { Sql } from '../../store/db.js';
 import * as webhooks from '../../store/webhooks.js';
-import type { DeferralKeys, MatchedCustomer, WebhookOutcome } from '../../store/webhooks.js';
+import type { AttributableCustomer } from '../../store/tracking.js';
+import type { DeferralKeys, WebhookOutcome } from '../../store/webhooks.js';
 import type { Deps } from '../deps.js';
 import { saleRequestSchema } from '../sale-request.js';
 import { pendingSale, type PendingSale, recordSales, type SaleResult } from '../track-sale.js';
@@ -66,7 +67,7 @@ export async function storeLinks(sql: Sql, decisions: Decision[]): Promise<void>
 export type EventToDecide = { programId: number; planned: PlannedEvent };
 
 /** A sale of the batch on its way to recordSales, with what its decision is made of. */
-type SaleToRecord = { index: number; pending: PendingSale; customer: MatchedCustomer | undefined; sale: SaleFields; hints: AttributionHints; live: boolean };
+type SaleToRecord = { index: number; pending: PendingSale; customer: AttributableCustomer | undefined; sale: SaleFields; hints: AttributionHints; live: boolean };
 
 /**
  * The plans carried out inside the writer's transaction: no sale, or a sale attributed in the order
@@ -101,7 +102,7 @@ function prepareSale(
   { created, live }: PlannedEvent,
   sale: SaleFields,
   hints: AttributionHints,
-  customer: MatchedCustomer | undefined,
+  customer: AttributableCustomer | undefined,
 ): { pending: PendingSale } | Decision {
   if (!customer && live) return skipped('no_attribution');
   const schema = saleRequestSchema(deps.clock);
@@ -151,7 +152,7 @@ function refusal(error: unknown): Decision {
   throw error;
 }
 
-function linkOf(customer: MatchedCustomer | undefined, hints: AttributionHints): Decision['link'] {
+function linkOf(customer: AttributableCustomer | undefined, hints: AttributionHints): Decision['link'] {
   if (!customer || !hints.providerCustomerId || customer.provider_customer_id !== null) return undefined;
   return { customerId: customer.id, providerCustomerId: hints.providerCustomerId };
 }
@@ -160,7 +161,7 @@ function linkOf(customer: MatchedCustomer | undefined, hints: AttributionHints):
  * A live sale makes attributable the events of its subscription (the subscription step) and of its
  * provider customer when that id is, or is about to be, the customer's link (the provider step).
  */
-function unlocksOf(customer: MatchedCustomer | undefined, sale: SaleFields, hints: AttributionHints): DeferralKeys | undefined {
+function unlocksOf(customer: AttributableCustomer | undefined, sale: SaleFields, hints: AttributionHints): DeferralKeys | undefined {
   if (!customer) return undefined;
   const provider = hints.providerCustomerId;
   const providerCustomerId = provider && (customer.provider_customer_id ?? provider) === provider ? provider : undefined;
