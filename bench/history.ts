@@ -27,7 +27,7 @@ export async function generateHistory(file: string, shape: HistoryShape): Promis
        FROM range(1, $3::BIGINT + 1) r(i)`,
       [startUs, spanUs, BigInt(shape.clicks)],
     );
-    // Customer j signs up an hour after click j·step; every third becomes a conversion a day later.
+    // Customer j signs up an hour after click j·step (its click_ref that click's id); every third becomes a conversion a day later.
     const step = BigInt(Math.max(1, Math.floor(shape.clicks / Math.max(1, shape.customers))));
     await run(
       `INSERT INTO customers SELECT j, '1:c' || j, 1, 'c' || j, NULL, NULL, j * $4::BIGINT, 1 + hash(j * $4::BIGINT) % 50, NULL,
@@ -36,7 +36,8 @@ export async function generateHistory(file: string, shape: HistoryShape): Promis
          CASE WHEN j % 3 = 0 THEN make_timestamp($1::BIGINT + CAST(j * $4::BIGINT * ($2::DOUBLE / $3::BIGINT) AS BIGINT) + 90000000000) END,
          CASE WHEN j % 3 = 0 THEN 'conversion' ELSE 'lead' END,
          CAST(make_timestamp($1::BIGINT + CAST(j * $4::BIGINT * ($2::DOUBLE / $3::BIGINT) AS BIGINT) + 3600000000) AS DATE),
-         CASE WHEN j % 3 = 0 THEN CAST(make_timestamp($1::BIGINT + CAST(j * $4::BIGINT * ($2::DOUBLE / $3::BIGINT) AS BIGINT) + 90000000000) AS DATE) END
+         CASE WHEN j % 3 = 0 THEN CAST(make_timestamp($1::BIGINT + CAST(j * $4::BIGINT * ($2::DOUBLE / $3::BIGINT) AS BIGINT) + 90000000000) AS DATE) END,
+         'ck_' || (j * $4::BIGINT) || '_' || hash(j * $4::BIGINT)
        FROM range(1, $5::BIGINT + 1) r(j)`,
       [startUs, spanUs, BigInt(shape.clicks), step, BigInt(shape.customers)],
     );

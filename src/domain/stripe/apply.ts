@@ -17,11 +17,11 @@ type Work = { kind: 'delivery'; item: Delivery } | { kind: 'rerun'; item: Rerun 
 
 /**
  * Deliveries and re-runs of a batch in the writer's transaction: the stored events looked up by key
- * (on a first run only the re-runs'), the new ones decided together (decideEvents), then one append
- * of the new rows. Deciding in the
- * writer sees every committed sale, so an event is never stored unattributed after the sale that
- * attributes it committed; one of the same batch re-runs it after the commit (its `unlocks`).
- * Of several items of one event id in a batch the first is decided and the others answer its row.
+ * (on a first run only the re-runs'), the others decided together (decideEvents), then one append
+ * of the new rows. Deciding in the writer sees every committed sale, so an event is never stored
+ * unattributed after the sale that attributes it committed; a sale of the same batch re-runs it
+ * after the commit (its `unlocks`). Of several items of one event id in a batch the first is
+ * decided and the others answer its row.
  */
 async function applyEvents(deps: Deps, sql: Sql, work: Work[], run: { afterFailure: boolean }): Promise<Array<Outcome<Applied | undefined>>> {
   const keys = work.map(({ item }) => webhooks.eventKey(item.programId, item.eventId));
@@ -38,36 +38,37 @@ async function applyEvents(deps: Deps, sql: Sql, work: Work[], run: { afterFailu
   });
   const decisions = await decideEvents(deps, sql, toDecide.map((i) => work[i].item), run);
 
-  const results = new Map<number, Applied | undefined>();
+  const results = new Map<number, Applied>();
   const fresh: WebhookEventRow[] = [];
   const changed: WebhookEventSummary[] = [];
   toDecide.forEach((i, d) => {
     const decision = decisions[d];
     const outcome = { outcome: decision.outcome, reason: decision.reason, sale_id: decision.saleId };
     const { kind, item } = work[i];
+    let row: WebhookEventSummary;
     if (kind === 'delivery') {
       const { subscriptionId, providerCustomerId } = deferralKeys(item.planned);
-      const row: WebhookEventRow = {
+      const stored: WebhookEventRow = {
         program_id: item.programId, event_id: item.eventId, type: item.type, ...outcome, received_at: item.receivedAt, payload: item.payload,
         subscription_id: subscriptionId ?? null, provider_customer_id: providerCustomerId ?? null,
       };
-      fresh.push(row);
-      current.set(keys[i], row);
-    } else if (!isUnattributed(decision)) {
-      const row = { ...current.get(keys[i])!, ...outcome };
-      changed.push(row);
-      current.set(keys[i], row);
+      fresh.push(stored);
+      row = stored;
+    } else if (isUnattributed(decision)) {
+      return; // still unattributed: nothing changes
     } else {
-      return results.set(i, undefined);
+      row = { ...current.get(keys[i])!, ...outcome };
+      changed.push(row);
     }
-    results.set(i, { row: current.get(keys[i])!, redelivery: false, unlocks: decision.unlocks });
+    current.set(keys[i], row);
+    results.set(i, { row, redelivery: false, unlocks: decision.unlocks });
   });
   await storeLinks(sql, decisions);
   await webhooks.appendWebhookEvents(sql, fresh);
   for (const row of changed) await webhooks.updateEventOutcome(sql, row);
   // Everything not decided here: a delivery answers the event's row as a redelivery; a re-run found nothing to do.
   return work.map(({ kind }, i): Outcome<Applied | undefined> => {
-    if (results.has(i)) return { ok: true, value: results.get(i) };
+    if (results.has(i)) return { ok: true, value: results.get(i)! };
     return { ok: true, value: kind === 'delivery' ? { row: current.get(keys[i])!, redelivery: true } : undefined };
   });
 }
