@@ -12,8 +12,8 @@ export type WebhookEventRow = {
   reason: string | null;
   sale_id: number | null;
   received_at: Date;
-  /** The verified request body as received. */
-  payload: string;
+  /** The verified request body as received, kept for a skipped event only (migration 005). */
+  payload: string | null;
   /** The Stripe subscription and customer the event names (deferred attribution). */
   subscription_id?: string | null;
   provider_customer_id?: string | null;

@@ -83,6 +83,9 @@ describe('one batch of webhook deliveries', () => {
     expect(customers).toEqual(['user_42', 'user_77', 'user_88', 'user_88', 'user_77']);
     expect(await t.count('webhook_events')).toBe(6);
     expect(await t.count('commissions')).toBe(5);
+    // Only the skipped event keeps its body (a later sale may attribute it); a recorded one's data is in its sale.
+    const bodies = await t.store.read((sql) => sql.all<{ event_id: string; payload: string | null }>('SELECT event_id, payload FROM webhook_events WHERE payload IS NOT NULL'));
+    expect(bodies).toEqual([{ event_id: 'evt_batch_6', payload: JSON.stringify(events[5]) }]);
   });
 
   test('an event stored earlier and one sent twice, amid new ones: redeliveries answer the stored rows, nothing twice', async () => {

@@ -5,7 +5,7 @@ import type { Deps } from '../deps.js';
 import { batched, type Outcome } from '../write-batcher.js';
 import { decideEvents, deferralKeys, isUnattributed, type PlannedEvent, storeLinks } from './record.js';
 
-/** A verified delivery to decide and store once per (program, event id). */
+/** A verified delivery to decide and store once per (program, event id); its body is kept if it is skipped (migration 005). */
 export type Delivery = { programId: number; eventId: string; type: string; planned: PlannedEvent; payload: string; receivedAt: Date };
 /** A stored event skipped as no_attribution, to decide again (deferred.ts). */
 export type Rerun = { programId: number; eventId: string; planned: PlannedEvent };
@@ -49,7 +49,8 @@ async function applyEvents(deps: Deps, sql: Sql, work: Work[], run: { afterFailu
     if (kind === 'delivery') {
       const { subscriptionId, providerCustomerId } = deferralKeys(item.planned);
       const stored: WebhookEventRow = {
-        program_id: item.programId, event_id: item.eventId, type: item.type, ...outcome, received_at: item.receivedAt, payload: item.payload,
+        program_id: item.programId, event_id: item.eventId, type: item.type, ...outcome, received_at: item.receivedAt,
+        payload: decision.outcome === 'skipped' ? item.payload : null,
         subscription_id: subscriptionId ?? null, provider_customer_id: providerCustomerId ?? null,
       };
       fresh.push(stored);
