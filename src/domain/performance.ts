@@ -5,7 +5,7 @@ import { findMember } from '../store/members.js';
 import * as reports from '../store/reports.js';
 import type { PerformanceTotals } from '../store/reports.js';
 import type { Deps } from './deps.js';
-import { requireProgram } from './provisioning.js';
+import { cachedProgram } from './program-cache.js';
 
 export const PERIODS = ['7d', '30d', '90d', 'all'] as const;
 export type Period = (typeof PERIODS)[number];
@@ -184,7 +184,7 @@ export function buildReport(window: ReportWindow, days: reports.PerformanceDayRo
 export async function performanceReport({ store, clock }: Deps, viewer: Viewer, programId: number, query: PerformanceQuery): Promise<PerformanceReport> {
   const range = requestedRange(query);
   return store.read(async (sql) => {
-    const program = await requireProgram(sql, programId);
+    const { program } = await cachedProgram(store, sql, programId);
     if (viewer.kind === 'user' && (await findMember(sql, programId, viewer.userId))?.status !== 'active') {
       throw new AppError('forbidden', `You are not an active member of program ${programId}`);
     }
