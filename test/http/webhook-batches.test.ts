@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { applyDelivery, type Applied } from '../../src/domain/stripe/apply.js';
+import { applyDelivery, applyRerun, type Applied } from '../../src/domain/stripe/apply.js';
 import { reattribute } from '../../src/domain/stripe/deferred.js';
 import { planEvent } from '../../src/domain/stripe/record.js';
 import { parseEnvelope } from '../../src/domain/stripe/schema.js';
@@ -34,20 +34,20 @@ function checkout(event: Event, n: number, metadata: Record<string, string | und
   return copy;
 }
 
+function delivery(t: TestApp, program: ProgramFixture, event: Event) {
+  return applyDelivery(t.deps, {
+    programId: program.id,
+    eventId: event.id,
+    type: event.type,
+    planned: planEvent(parseEnvelope(event), program.id),
+    payload: JSON.stringify(event),
+    receivedAt: t.clock.now(),
+  });
+}
+
 /** All submitted before the writer takes any: one batch. */
 function deliverTogether(t: TestApp, program: ProgramFixture, events: Event[]): Promise<Applied[]> {
-  return Promise.all(
-    events.map((event) =>
-      applyDelivery(t.deps, {
-        programId: program.id,
-        eventId: event.id,
-        type: event.type,
-        planned: planEvent(parseEnvelope(event), program.id),
-        payload: JSON.stringify(event),
-        receivedAt: t.clock.now(),
-      }),
-    ),
-  );
+  return Promise.all(events.map((event) => delivery(t, program, event)));
 }
 
 function customerOfSale(t: TestApp, saleId: number | null): Promise<string | undefined> {
@@ -88,13 +88,18 @@ describe('one batch of webhook deliveries', () => {
     expect(bodies).toEqual([{ event_id: 'evt_batch_6', payload: JSON.stringify(events[5]) }]);
   });
 
-  test('an event stored earlier and one sent twice, amid new ones: redeliveries answer the stored rows, nothing twice', async () => {
+  test('events stored earlier and one sent twice, amid new ones: redeliveries answer the stored rows, nothing twice', async () => {
     const { t, program, load } = await merchant();
     const base = load('checkout-one-time');
     const [stored, twice, fresh] = [checkout(base, 1, {}), checkout(base, 2, {}), checkout(base, 3, {})];
-    expect((await deliverTogether(t, program, [stored])).map(summary)).toEqual([['evt_batch_1', 'recorded', null, 1, false]]);
-    // The first run leaves the stored event to its key: the append fails, the batch is rolled back and runs again.
-    // (Ids the rolled-back run took are not reused, as with a database sequence.)
+    const ignored = fixture<Event>('customer-created');
+    expect((await deliverTogether(t, program, [stored, ignored])).map(summary)).toEqual([
+      ['evt_batch_1', 'recorded', null, 1, false],
+      [ignored.id, 'ignored', 'unhandled_event_type', null, false],
+    ]);
+    // The first run does not look stored events up: the ledger's key (the recorded event's sale) or
+    // the event's key (the ignored one, which records nothing) fails its append, the batch is rolled
+    // back and runs again with every lookup. (Ids the rolled-back run took are not reused.)
     const applied = await deliverTogether(t, program, [twice, stored, fresh, twice]);
     const [second, third] = [applied[0].row.sale_id, applied[2].row.sale_id];
     expect(applied.map(summary)).toEqual([
@@ -103,11 +108,48 @@ describe('one batch of webhook deliveries', () => {
       ['evt_batch_3', 'recorded', null, third, false],
       ['evt_batch_2', 'recorded', null, second, true],
     ]);
-    expect(await t.count('webhook_events')).toBe(3);
-    expect(await t.count('sale_events', `id IN (1, ${second}, ${third})`)).toBe(3);
-    expect(await t.count('sale_events')).toBe(3);
-    expect(await t.count('sale_transactions')).toBe(3);
-    expect(await t.count('commissions')).toBe(3);
+    const [ignoredAgain, fourth] = await deliverTogether(t, program, [ignored, checkout(base, 4, {})]);
+    expect([summary(ignoredAgain), summary(fourth)]).toEqual([
+      [ignored.id, 'ignored', 'unhandled_event_type', null, true],
+      ['evt_batch_4', 'recorded', null, fourth.row.sale_id, false],
+    ]);
+    expect(new Set([1, second, third, fourth.row.sale_id]).size).toBe(4);
+    expect(await t.count('webhook_events')).toBe(5);
+    expect(await t.count('sale_events')).toBe(4);
+    expect(await t.count('sale_transactions')).toBe(4);
+    expect(await t.count('commissions')).toBe(4);
+  });
+
+  test('a redelivery of an unattributed event and its re-run in one batch: the re-run records the sale, the redelivery answers it', async () => {
+    const { t, program, load } = await merchant();
+    t.clock.set('2026-04-28T12:05:00.000Z');
+    const [renewal, start] = [load('invoice-renewal-no-metadata'), load('checkout-subscription')];
+    expect((await deliverTogether(t, program, [renewal])).map(summary)).toEqual([[renewal.id, 'skipped', 'no_attribution', null, false]]);
+    // The checkout commits; the re-run its request would start next meets a redelivery of the renewal.
+    expect((await deliverTogether(t, program, [start])).map(summary)).toEqual([[start.id, 'recorded', null, 1, false]]);
+    const planned = planEvent(parseEnvelope(renewal), program.id);
+    const [again, rerun] = await Promise.all([delivery(t, program, renewal), applyRerun(t.deps, { programId: program.id, eventId: renewal.id, planned })]);
+    expect(summary(rerun!)).toEqual([renewal.id, 'recorded', null, 2, false]);
+    expect(summary(again)).toEqual([renewal.id, 'recorded', null, 2, true]);
+    expect(await customerOfSale(t, 2)).toBe('user_42');
+    expect(await t.count('sale_events')).toBe(2);
+  });
+
+  test("an event naming the Stripe customer an earlier event of the batch links is attributed after it, by the provider step (§6)", async () => {
+    const { t, program, load } = await merchant();
+    const base = load('checkout-one-time');
+    const linking = checkout(base, 1, {}); // click A → user_42, links cus_wave
+    linking.data.object.customer = 'cus_wave';
+    const following = checkout(base, 2, { partner_click_id: undefined, partner_customer_key: 'user_77' });
+    following.data.object.customer = 'cus_wave';
+    const applied = await deliverTogether(t, program, [linking, following]);
+    expect(applied.map(summary)).toEqual([
+      ['evt_batch_1', 'recorded', null, 1, false],
+      ['evt_batch_2', 'recorded', null, 2, false],
+    ]);
+    // One at a time, the second would find cus_wave linked to user_42 before trying its customer key.
+    expect(await customerOfSale(t, 1)).toBe('user_42');
+    expect(await customerOfSale(t, 2)).toBe('user_42');
   });
 
   test('a renewal and the checkout that identifies its customer in one batch: the renewal is stored unattributed, then recorded by the checkout', async () => {

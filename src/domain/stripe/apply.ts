@@ -3,7 +3,7 @@ import * as webhooks from '../../store/webhooks.js';
 import type { DeferralKeys, WebhookEventRow, WebhookEventSummary } from '../../store/webhooks.js';
 import type { Deps } from '../deps.js';
 import { batched, type Outcome } from '../write-batcher.js';
-import { decideEvents, deferralKeys, isUnattributed, type PlannedEvent, storeLinks } from './record.js';
+import { decideEvents, deferralKeys, isUnattributed, type PlannedEvent } from './record.js';
 
 /** A verified delivery to decide and store once per (program, event id); its body is kept if it is skipped (migration 005). */
 export type Delivery = { programId: number; eventId: string; type: string; planned: PlannedEvent; payload: string; receivedAt: Date };
@@ -17,24 +17,25 @@ type Work = { kind: 'delivery'; item: Delivery } | { kind: 'rerun'; item: Rerun 
 
 /**
  * Deliveries and re-runs of a batch in the writer's transaction: the stored events looked up by key
- * (on a first run only the re-runs'), the others decided together (decideEvents), then one append
- * of the new rows. Deciding in the writer sees every committed sale, so an event is never stored
- * unattributed after the sale that attributes it committed; a sale of the same batch re-runs it
- * after the commit (its `unlocks`). Of several items of one event id in a batch the first is
- * decided and the others answer its row.
+ * (on a first run only the re-runs'), the others decided together (decideEvents, which orders the
+ * events of one Stripe customer or subscription), then one append of the new rows. Deciding in the
+ * writer sees every committed sale, so an event is never stored unattributed after the sale that
+ * attributes it committed; when a later event of the batch attributes an earlier one, the earlier
+ * one is stored unattributed and re-run after the commit (the later one's `unlocks`).
  */
 async function applyEvents(deps: Deps, sql: Sql, work: Work[], run: { afterFailure: boolean }): Promise<Array<Outcome<Applied | undefined>>> {
   const keys = work.map(({ item }) => webhooks.eventKey(item.programId, item.eventId));
   // A redelivery is rare: the first run leaves it to the event key, which fails the append (rolled back, run again).
   const current = await webhooks.findWebhookEvents(sql, run.afterFailure ? keys : keys.filter((_, i) => work[i].kind === 'rerun'));
-  const firstOfKey = new Map<string, number>();
-  keys.forEach((key, i) => {
-    if (!firstOfKey.has(key)) firstOfKey.set(key, i);
-  });
-  const toDecide = work.flatMap(({ kind, item }, i) => {
+  // The first item of an event id that has something to decide is decided: a new delivery, or a
+  // re-run of an event still unattributed (after a redelivery of it, too); the others answer its row.
+  const deciding = new Set<string>();
+  const toDecide = work.flatMap(({ kind }, i) => {
     const stored = current.get(keys[i]);
     const open = kind === 'delivery' ? !stored : stored !== undefined && isUnattributed(stored);
-    return firstOfKey.get(keys[i]) === i && open ? [i] : [];
+    if (!open || deciding.has(keys[i])) return [];
+    deciding.add(keys[i]);
+    return [i];
   });
   const decisions = await decideEvents(deps, sql, toDecide.map((i) => work[i].item), run);
 
@@ -64,7 +65,6 @@ async function applyEvents(deps: Deps, sql: Sql, work: Work[], run: { afterFailu
     current.set(keys[i], row);
     results.set(i, { row, redelivery: false, unlocks: decision.unlocks });
   });
-  await storeLinks(sql, decisions);
   await webhooks.appendWebhookEvents(sql, fresh);
   for (const row of changed) await webhooks.updateEventOutcome(sql, row);
   // Everything not decided here: a delivery answers the event's row as a redelivery; a re-run found nothing to do.

@@ -59,7 +59,7 @@ export function deferralKeys({ plan }: PlannedEvent): DeferralKeys {
   return 'sale' in plan ? { subscriptionId: plan.hints.subscriptionId, providerCustomerId: plan.hints.providerCustomerId } : {};
 }
 
-export async function storeLinks(sql: Sql, decisions: Decision[]): Promise<void> {
+async function storeLinks(sql: Sql, decisions: Decision[]): Promise<void> {
   await webhooks.linkProviderCustomers(sql, decisions.flatMap((d) => (d.link ? [d.link] : [])));
 }
 
@@ -71,28 +71,51 @@ type SaleToRecord = { index: number; pending: PendingSale; customer: Attributabl
 
 /**
  * The plans carried out inside the writer's transaction: no sale, or a sale attributed in the order
- * of §6 (one round trip per step for the whole batch) and recorded through the sale endpoint's
+ * of §6 (one round trip per step for a wave of events) and recorded through the sale endpoint's
  * recordSales with that customer's key: validation, duplicates, window and commission are its code.
+ * The provider customer links are written with each wave.
  */
 export async function decideEvents(deps: Deps, sql: Sql, events: EventToDecide[], run: { afterFailure: boolean }): Promise<Decision[]> {
   const decisions: Decision[] = [];
-  const withSale = events.flatMap(({ programId, planned }, index) => {
-    const { plan } = planned;
-    if ('sale' in plan) return [{ index, programId, planned, sale: plan.sale, hints: plan.hints }];
-    decisions[index] = skipped(plan.reason, plan.outcome);
-    return [];
-  });
-  const customers = await resolveCustomers(sql, withSale);
-  const toRecord: SaleToRecord[] = [];
-  withSale.forEach(({ index, programId, planned, sale, hints }, i) => {
-    const customer = customers[i];
-    const prepared = prepareSale(deps, programId, planned, sale, hints, customer);
-    if ('pending' in prepared) toRecord.push({ index, pending: prepared.pending, customer, sale, hints, live: planned.live });
-    else decisions[index] = prepared;
-  });
-  const outcomes = await recordSales(deps, sql, toRecord.map((r) => r.pending), run);
-  toRecord.forEach((record, i) => (decisions[record.index] = saleDecision(record, outcomes[i])));
+  for (const wave of waves(events)) {
+    const withSale = wave.flatMap((index) => {
+      const { programId, planned } = events[index];
+      const { plan } = planned;
+      if ('sale' in plan) return [{ index, programId, planned, sale: plan.sale, hints: plan.hints }];
+      decisions[index] = skipped(plan.reason, plan.outcome);
+      return [];
+    });
+    const customers = await resolveCustomers(sql, withSale);
+    const toRecord: SaleToRecord[] = [];
+    withSale.forEach(({ index, programId, planned, sale, hints }, i) => {
+      const customer = customers[i];
+      const prepared = prepareSale(deps, programId, planned, sale, hints, customer);
+      if ('pending' in prepared) toRecord.push({ index, pending: prepared.pending, customer, sale, hints, live: planned.live });
+      else decisions[index] = prepared;
+    });
+    const outcomes = await recordSales(deps, sql, toRecord.map((r) => r.pending), run);
+    toRecord.forEach((record, i) => (decisions[record.index] = saleDecision(record, outcomes[i])));
+    await storeLinks(sql, wave.map((index) => decisions[index]));
+  }
   return decisions;
+}
+
+/**
+ * The events' indices in waves, in arrival order. An event naming the Stripe customer or the
+ * subscription of an earlier event of the batch goes in a later wave, so it is attributed after
+ * that event's sale and link are written, as if the two had come one at a time (§6's provider and
+ * subscription steps read them). Unrelated events share a wave.
+ */
+function waves(events: EventToDecide[]): number[][] {
+  const out: number[][] = [];
+  const lastWave = new Map<string, number>();
+  events.forEach(({ programId, planned }, index) => {
+    const related = Object.entries(deferralKeys(planned)).flatMap(([kind, id]) => (id ? [`${programId}:${kind}:${id}`] : []));
+    const wave = Math.max(0, ...related.map((key) => (lastWave.get(key) ?? -1) + 1));
+    for (const key of related) lastWave.set(key, wave);
+    (out[wave] ??= []).push(index);
+  });
+  return out;
 }
 
 /** The sale request the event stands for, as the sale endpoint would check it; or why it records none. */
