@@ -23,15 +23,20 @@ const epochMs = (value: Value) => (value instanceof Date ? value.getTime() : (va
 /** Writes one JS value into a column vector; holders are reused because setItem copies at once. */
 type Writer = (vector: DuckDBVector, row: number, value: Value) => void;
 
+// Most BIGINT cells of a load repeat a few small values (program and enrollment ids): their bigints
+// are made once instead of per cell.
+const SMALL_BIGINTS: bigint[] = [];
+const bigint = (n: number) => (n >= 0 && n < 65_536 ? (SMALL_BIGINTS[n] ??= BigInt(n)) : BigInt(n));
+
 function writer(type: DuckDBType): Writer {
   if (type.typeId === DuckDBTypeId.BIGINT) {
-    return (vector, row, value) => vector.setItem(row, value === null ? null : BigInt(value as number));
+    return (vector, row, value) => vector.setItem(row, value === null ? null : bigint(value as number));
   }
   if (type.typeId === DuckDBTypeId.TIMESTAMP) {
     const holder = new DuckDBTimestampValue(0n);
     return (vector, row, value) => {
       if (value === null) return vector.setItem(row, null);
-      (holder as { micros: bigint }).micros = BigInt(epochMs(value)) * 1000n;
+      (holder as { micros: bigint }).micros = BigInt(epochMs(value) * 1000); // exact: below 2^53 until the year 2255
       vector.setItem(row, holder);
     };
   }
