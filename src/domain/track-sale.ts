@@ -89,8 +89,8 @@ async function loadContext(store: Store, sql: Sql, batch: PendingSale[], seen: B
 
   // One connection runs one statement at a time (DUCKDB.md), so these reads are sequential.
   const programs = await cachedPrograms(store, sql, programIds);
-  const found = known.concat(await tracking.findCustomersByKeys(sql, byKey));
-  const customersByKey = new Map(found.map((c) => [tracking.customerRef(c.program_id, c.customer_key), c]));
+  const customersByKey = await tracking.findCustomersByKeys(sql, byKey);
+  for (const customer of known) customersByKey.set(tracking.customerRef(customer.program_id, customer.customer_key), customer);
   const firstSales = await sales.firstSubscriptionSales(sql, programIds, subscriptionIds);
   // The click id is the fallback: looked up only for the sales whose customer_key found no one.
   const clickIds = live.flatMap((s) => {

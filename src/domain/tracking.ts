@@ -3,7 +3,7 @@ import type { ApiKeyRow } from '../store/api-keys.js';
 import type { Sql } from '../store/db.js';
 import { findPartnerProgramByRef } from '../store/partners.js';
 import * as tracking from '../store/tracking.js';
-import type { AttributableCustomer, ClickRow } from '../store/tracking.js';
+import type { ClickRow } from '../store/tracking.js';
 import type { Deps } from './deps.js';
 import { randomToken } from './secrets.js';
 
@@ -23,9 +23,9 @@ export function clickRowId(clickId: string): number | undefined {
  * customer's click_ref, so only the whole value within the customer's program finds it: a forged or
  * mistyped id attributes nothing. One statement for a batch.
  */
-export async function findCustomersByClickIds(sql: Sql, clickIds: string[]): Promise<Map<string, AttributableCustomer>> {
-  const found = new Map<string, AttributableCustomer>();
-  for (const customer of await tracking.findCustomersByClicks(sql, clickIds.flatMap((id) => clickRowId(id) ?? []))) {
+export async function findCustomersByClickIds(sql: Sql, clickIds: string[]): Promise<tracking.Matches> {
+  const found: tracking.Matches = new Map();
+  for (const customer of (await tracking.findCustomersByClicks(sql, clickIds.flatMap((id) => clickRowId(id) ?? []))).values()) {
     if (customer.click_ref !== null) found.set(tracking.inProgram(customer.program_id, customer.click_ref), customer);
   }
   return found;

@@ -1,6 +1,7 @@
 import type { AppError } from '../errors.js';
-import type { Sql, Store } from '../store/db.js';
+import type { Sql } from '../store/db.js';
 import type { Deps } from './deps.js';
+import { perStore } from './store-cache.js';
 
 /** One item's answer: a value, or the domain error it is refused with. */
 export type Outcome<R> = { ok: true; value: R } | { ok: false; error: AppError };
@@ -24,33 +25,31 @@ class WriteBatcher<I, R> {
   private pending: Array<Waiting<I, R>> = [];
   private scheduled = false;
 
-  constructor(
-    private readonly deps: Deps,
-    private readonly record: RecordBatch<I, R>,
-  ) {}
+  constructor(private readonly record: RecordBatch<I, R>) {}
 
-  submit(item: I): Promise<R> {
+  /** `deps` are those of the batcher's store (one batcher per store). */
+  submit(deps: Deps, item: I): Promise<R> {
     return new Promise((resolve, reject) => {
       this.pending.push({ item, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
-        void this.flush();
+        void this.flush(deps);
       }
     });
   }
 
-  private async flush(): Promise<void> {
+  private async flush(deps: Deps): Promise<void> {
     let batch: Array<Waiting<I, R>> | undefined;
     let runs = 0;
     // The store may run this job again after a rollback: the batch is taken once.
     const record = () =>
-      this.deps.store.write((sql) => {
+      deps.store.write((sql) => {
         if (!batch) {
           batch = this.pending;
           this.pending = [];
           this.scheduled = false;
         }
-        return this.record(this.deps, sql, batch.map((w) => w.item), { afterFailure: runs++ > 0 });
+        return this.record(deps, sql, batch.map((w) => w.item), { afterFailure: runs++ > 0 });
       });
     let outcomes: Array<Outcome<R>>;
     try {
@@ -67,8 +66,8 @@ class WriteBatcher<I, R> {
       }
       if (batch.length === 1) return batch[0].reject(error);
       for (const w of batch) {
-        await this.deps.store
-          .write((sql) => this.record(this.deps, sql, [w.item], { afterFailure: true }))
+        await deps.store
+          .write((sql) => this.record(deps, sql, [w.item], { afterFailure: true }))
           .then((alone) => settle([w], alone), w.reject);
       }
       return;
@@ -87,10 +86,6 @@ function settle<I, R>(batch: Array<Waiting<I, R>>, outcomes: Array<Outcome<R>>):
 
 /** Submits items to one batcher per store (tests open many stores in one process). */
 export function batched<I, R>(record: RecordBatch<I, R>): (deps: Deps, item: I) => Promise<R> {
-  const batchers = new WeakMap<Store, WriteBatcher<I, R>>();
-  return (deps, item) => {
-    let batcher = batchers.get(deps.store);
-    if (!batcher) batchers.set(deps.store, (batcher = new WriteBatcher(deps, record)));
-    return batcher.submit(item);
-  };
+  const batcherOf = perStore(() => new WriteBatcher(record));
+  return (deps, item) => batcherOf(deps.store).submit(deps, item);
 }

@@ -1,4 +1,5 @@
 import { list, type Sql } from './db.js';
+import { inProgram } from './tracking.js';
 
 export type SaleMode = 'live' | 'test';
 
@@ -99,7 +100,7 @@ export function insertTestSales(sql: Sql, rows: TestSaleRow[]): Promise<void> {
 
 /** The key of firstSubscriptionSales' map. */
 export function subscriptionKey(programId: number, subscriptionId: string): string {
-  return `${programId}:${subscriptionId}`;
+  return inProgram(programId, subscriptionId);
 }
 
 /** When each subscription's first sale was received; recurring durations count from it. */

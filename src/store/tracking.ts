@@ -1,3 +1,4 @@
+import type { DuckDBValue } from '@duckdb/node-api';
 import { list, utcDay, type Sql } from './db.js';
 
 export type ClickRow = {
@@ -77,30 +78,46 @@ export type AttributableCustomer = Pick<
 };
 
 /**
- * Only the columns attribution reads, of customers `cu` joined to their enrollment (attributableFrom):
+ * Only the columns attribution reads, of customers `cu` joined to their enrollment (matched):
  * on the sale path every column fetched costs (a fifth of this query for cu.*).
  */
-export const ATTRIBUTABLE_COLUMNS = `cu.id, cu.program_id, cu.customer_key, cu.click_id, cu.click_ref, cu.partner_program_id, cu.provider_customer_id,
+const ATTRIBUTABLE_COLUMNS = `cu.id, cu.program_id, cu.customer_key, cu.click_id, cu.click_ref, cu.partner_program_id, cu.provider_customer_id,
   cu.attributed_from, cu.status, pp.status AS enrollment_status`;
-export const attributableFrom = (from = 'customers cu') => `${from} LEFT JOIN partner_programs pp ON pp.id = cu.partner_program_id`;
-const ATTRIBUTABLE = `SELECT ${ATTRIBUTABLE_COLUMNS} FROM ${attributableFrom()}`;
 
-/** Customers by (program, key) pairs, in one round trip. */
-export function findCustomersByKeys(sql: Sql, keys: Array<{ programId: number; customerKey: string }>): Promise<AttributableCustomer[]> {
-  if (keys.length === 0) return Promise.resolve([]);
-  return sql.all<AttributableCustomer>(`${ATTRIBUTABLE} WHERE cu.customer_ref = ANY($1::VARCHAR[])`, [
+/** Customers by inProgram(program, the value each matched). */
+export type Matches = Map<string, AttributableCustomer>;
+
+/** Attributable customers (cu) with the value each matched as `match`; `from` may join cu to another table first. */
+export const matched = (match: string, from = 'customers cu') =>
+  `SELECT ${ATTRIBUTABLE_COLUMNS}, ${match} AS match FROM ${from} LEFT JOIN partner_programs pp ON pp.id = cu.partner_program_id`;
+
+/**
+ * The first row of each (program_id, match) in the query's order: one round trip for a batch.
+ * (Ordered rows and a first-per-key pass here: a window function (QUALIFY) cost 4× the scan.)
+ */
+export async function firstMatches(sql: Sql, query: string, params: DuckDBValue[]): Promise<Matches> {
+  const found: Matches = new Map();
+  for (const { match, ...customer } of await sql.all<AttributableCustomer & { match: string | number }>(query, params)) {
+    const key = inProgram(customer.program_id, match);
+    if (!found.has(key)) found.set(key, customer);
+  }
+  return found;
+}
+
+export const noMatches: Promise<Matches> = Promise.resolve(new Map());
+
+/** Customers by (program, key) pairs through the unique customer_ref, keyed by it. */
+export function findCustomersByKeys(sql: Sql, keys: Array<{ programId: number; customerKey: string }>): Promise<Matches> {
+  if (keys.length === 0) return noMatches;
+  return firstMatches(sql, `${matched('cu.customer_key')} WHERE cu.customer_ref = ANY($1::VARCHAR[])`, [
     list(keys.map((k) => customerRef(k.programId, k.customerKey))),
   ]);
 }
 
-/** The earliest customer of each given click (clicks.id). */
-export async function findCustomersByClicks(sql: Sql, clickRowIds: number[]): Promise<AttributableCustomer[]> {
-  if (clickRowIds.length === 0) return [];
-  // Ordered rows and a first-per-click pass here: a window function (QUALIFY) cost 4× the scan.
-  const rows = await sql.all<AttributableCustomer>(`${ATTRIBUTABLE} WHERE cu.click_id = ANY($1::BIGINT[]) ORDER BY cu.id`, [list(clickRowIds)]);
-  const earliest = new Map<number, AttributableCustomer>();
-  for (const row of rows) if (!earliest.has(row.click_id!)) earliest.set(row.click_id!, row);
-  return [...earliest.values()];
+/** The earliest customer of each given click (clicks.id), keyed by inProgram(program, clicks.id). */
+export function findCustomersByClicks(sql: Sql, clickRowIds: number[]): Promise<Matches> {
+  if (clickRowIds.length === 0) return noMatches;
+  return firstMatches(sql, `${matched('cu.click_id')} WHERE cu.click_id = ANY($1::BIGINT[]) ORDER BY cu.id`, [list(clickRowIds)]);
 }
 
 export async function markConverted(sql: Sql, customerIds: number[], at: Date): Promise<void> {

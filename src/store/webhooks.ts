@@ -1,6 +1,6 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import { list, type Columns, type Sql } from './db.js';
-import { ATTRIBUTABLE_COLUMNS, type AttributableCustomer, attributableFrom, customerRef, inProgram } from './tracking.js';
+import { firstMatches, inProgram, matched, type Matches, noMatches } from './tracking.js';
 
 export type WebhookOutcome = 'recorded' | 'skipped' | 'ignored';
 
@@ -23,7 +23,7 @@ export type WebhookEventSummary = Omit<WebhookEventRow, 'payload' | 'subscriptio
 
 /** The events' one-column unique key (single-column keys are index lookups in DuckDB). */
 export function eventKey(programId: number, eventId: string): string {
-  return `${programId}:${eventId}`;
+  return inProgram(programId, eventId);
 }
 
 /** An event as its answer and the admin listing show it (WebhookEventSummary). */
@@ -83,33 +83,16 @@ export function listWebhookEvents(sql: Sql, programId: number, limit: number): P
 
 /** What one attribution step looks for: a value within a program. */
 export type Match = { programId: number; value: string };
-/** Customers by inProgram(program, the value each matched). */
-export type Matches = Map<string, AttributableCustomer>;
-
-/** Customers (cu) with the value each matched; `from` may join cu to another table first. */
-const matched = (match: string, from?: string) => `SELECT ${ATTRIBUTABLE_COLUMNS}, ${match} AS match FROM ${attributableFrom(from)}`;
-
-/** The first row of each (program_id, match) in the query's order: one round trip for a batch. */
-async function firstMatches(sql: Sql, query: string, params: DuckDBValue[]): Promise<Matches> {
-  const found: Matches = new Map();
-  for (const { match, ...customer } of await sql.all<AttributableCustomer & { match: string }>(query, params)) {
-    const key = inProgram(customer.program_id, match);
-    if (!found.has(key)) found.set(key, customer);
-  }
-  return found;
-}
 
 /** `program_id = ANY($1) AND <column> = ANY($2)`: the batch's programs and values (pairs across them are never looked up). */
 function programsAndValues(pairs: Match[]): DuckDBValue[] {
   return [list([...new Set(pairs.map((p) => p.programId))]), list([...new Set(pairs.map((p) => p.value))])];
 }
 
-const none: Promise<Matches> = Promise.resolve(new Map());
-
 /** The first customer of each (program, value) of one customers column, in `order`. */
 function firstByColumn(column: string, order: string) {
   const query = `${matched(`cu.${column}`)} WHERE cu.program_id = ANY($1::BIGINT[]) AND cu.${column} = ANY($2::VARCHAR[]) ORDER BY ${order}`;
-  return (sql: Sql, pairs: Match[]): Promise<Matches> => (pairs.length === 0 ? none : firstMatches(sql, query, programsAndValues(pairs)));
+  return (sql: Sql, pairs: Match[]): Promise<Matches> => (pairs.length === 0 ? noMatches : firstMatches(sql, query, programsAndValues(pairs)));
 }
 
 /** The most recent lead of each e-mail (leads store it lower-cased, so the values must be too). */
@@ -117,17 +100,9 @@ export const findCustomersByEmail = firstByColumn('email', 'cu.signup_date DESC,
 /** The earliest customer a provider customer id was linked to. */
 export const findCustomersByProviderId = firstByColumn('provider_customer_id', 'cu.id');
 
-/** Customers by key, through the unique customer_ref. */
-export function findCustomersByKey(sql: Sql, customerKeys: Match[]): Promise<Matches> {
-  if (customerKeys.length === 0) return none;
-  return firstMatches(sql, `${matched('cu.customer_key')} WHERE cu.customer_ref = ANY($1::VARCHAR[])`, [
-    list(customerKeys.map((k) => customerRef(k.programId, k.value))),
-  ]);
-}
-
 /** The customer of each subscription's first recorded sale. */
 export function findCustomersBySubscription(sql: Sql, subscriptionIds: Match[]): Promise<Matches> {
-  if (subscriptionIds.length === 0) return none;
+  if (subscriptionIds.length === 0) return noMatches;
   return firstMatches(
     sql,
     `${matched('s.subscription_id', 'sale_events s JOIN customers cu ON cu.id = s.customer_id')}

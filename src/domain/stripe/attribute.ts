@@ -1,7 +1,7 @@
 import type { Sql } from '../../store/db.js';
-import { type AttributableCustomer, inProgram } from '../../store/tracking.js';
+import { type AttributableCustomer, findCustomersByKeys, inProgram, type Matches } from '../../store/tracking.js';
 import * as webhooks from '../../store/webhooks.js';
-import type { Match, Matches } from '../../store/webhooks.js';
+import type { Match } from '../../store/webhooks.js';
 import { findCustomersByClickIds } from '../tracking.js';
 import type { AttributionHints } from './plan.js';
 
@@ -23,7 +23,10 @@ const steps: Step[] = [
   { value: (h) => h.clickId, find: (sql, clickIds) => findCustomersByClickIds(sql, clickIds.map((c) => c.value)) },
   { value: (h) => h.email?.toLowerCase() || undefined, find: webhooks.findCustomersByEmail },
   { value: (h) => h.providerCustomerId || undefined, find: webhooks.findCustomersByProviderId },
-  { value: (h) => h.customerKey || undefined, find: webhooks.findCustomersByKey },
+  {
+    value: (h) => h.customerKey || undefined,
+    find: (sql, keys) => findCustomersByKeys(sql, keys.map(({ programId, value }) => ({ programId, customerKey: value }))),
+  },
   { value: (h) => h.subscriptionId, find: webhooks.findCustomersBySubscription },
 ];
 
