@@ -105,7 +105,7 @@ async function rawStoreRuns(runs: number): Promise<number[]> {
       let done = 0;
       while (performance.now() - started < 5000) {
         id++;
-        await store.write(async (sql) => {
+        await store.transaction(async (sql) => {
           await sql.run(
             `INSERT INTO sale_events (id, program_id, customer_id, partner_program_id, transaction_id, amount_cents, currency, sale_type, is_recurring, source, status, received_at, paid_day)
              VALUES ($1, 1, 1, 1, $2, 1000, 'USD', 'payment', false, 'api', 'paid', $3, CAST($3 AS DATE))`,

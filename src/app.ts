@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Clock } from './clock.js';
+import { MAX_JSON_BYTES } from './domain/sale-request.js';
 import { registerErrorHandling } from './http/errors.js';
 import { adminRoutes } from './http/routes/admin.js';
 import { demoRoutes } from './http/routes/demo.js';
@@ -26,7 +27,7 @@ export const DEFAULT_RATE_LIMIT = { max: 100, windowSeconds: 1 };
 
 /** The HTTP app, not listening: `serve` listens, tests and the local CLI use inject(). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const app = Fastify({ logger: deps.logger ?? false, bodyLimit: 64 * 1024 });
+  const app = Fastify({ logger: deps.logger ?? false, bodyLimit: MAX_JSON_BYTES });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('apiKey', null);

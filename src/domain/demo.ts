@@ -1,8 +1,7 @@
 import { utc } from '@date-fns/utc';
 import { addDays, addMonths, startOfDay } from 'date-fns';
 import { BulkLoad } from '../store/demo-loader.js';
-import { transactionKey } from '../store/sales.js';
-import { customerRef } from '../store/tracking.js';
+import { programKey } from '../store/program-key.js';
 import { commissionCents, holdUntil } from './commission.js';
 import type { Deps } from './deps.js';
 import * as provisioning from './provisioning.js';
@@ -238,7 +237,7 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
       'customers',
       {
         id: customers.map((c) => customerIds.get(c)!),
-        customer_ref: customers.map((c) => customerRef(program.id, c.key)),
+        customer_ref: customers.map((c) => programKey(program.id, c.key)),
         program_id: customers.map(() => program.id),
         customer_key: customers.map((c) => c.key),
         click_id: customers.map((c) => c.clickRowId),
@@ -288,7 +287,7 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
     await load.append(
       'sale_transactions',
       {
-        txn_key: transactionIds.map((id) => transactionKey(program.id, 'live', id)),
+        txn_key: transactionIds.map((id) => programKey(program.id, 'live', id)),
         program_id: programIds,
         mode: sales.map(() => 'live'),
         transaction_id: transactionIds,

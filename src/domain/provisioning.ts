@@ -53,7 +53,7 @@ export type NewProgram = {
 };
 
 export async function createProgram({ store, clock }: Deps, input: NewProgram) {
-  return store.write(async (sql) => {
+  return store.transaction(async (sql) => {
     const now = clock.now();
     const row: ProgramRow = {
       id: await store.nextId(sql, 'programs'),
@@ -74,7 +74,7 @@ export async function createProgram({ store, clock }: Deps, input: NewProgram) {
 }
 
 export async function listPrograms({ store }: Deps) {
-  return store.read(async (sql) => (await programs.listPrograms(sql)).map((p) => programView(p, [])));
+  return store.read(async (sql) => (await programs.allPrograms(sql)).map((p) => programView(p, [])));
 }
 
 export async function showProgram({ store }: Deps, id: number) {
@@ -89,7 +89,7 @@ export async function requireProgram(sql: Sql, id: number): Promise<ProgramRow> 
 
 export async function addProductRule({ store, clock }: Deps, programId: number, productId: string, rule: CommissionRule) {
   return changingProgram(store, programId, () =>
-    store.write(async (sql) => {
+    store.transaction(async (sql) => {
       await requireProgram(sql, programId);
       const row: ProductRuleRow = {
         program_id: programId, product_id: productId, commission_type: rule.type, commission_value: rule.value, created_at: clock.now(),
@@ -116,7 +116,7 @@ async function issueKey({ store, clock }: Deps, sql: Sql, programId: number, mod
 }
 
 export async function createApiKey(deps: Deps, programId: number, mode: ApiKeyMode) {
-  return deps.store.write(async (sql) => {
+  return deps.store.transaction(async (sql) => {
     await requireProgram(sql, programId);
     return issueKey(deps, sql, programId, mode);
   });
@@ -124,10 +124,10 @@ export async function createApiKey(deps: Deps, programId: number, mode: ApiKeyMo
 
 export async function retireApiKey({ store, clock }: Deps, programId: number, keyId: number) {
   return changingApiKey(store, keyId, () =>
-    store.write(async (sql) => {
+    store.transaction(async (sql) => {
       const key = await keys.findApiKey(sql, programId, keyId);
       if (!key) throw new AppError('not_found', `API key ${keyId} not found in program ${programId}`);
-      if (key.status === 'active') await keys.retireApiKey(sql, keyId, clock.now());
+      if (key.status === 'active') await keys.markApiKeyRetired(sql, keyId, clock.now());
       return { id: keyId, status: 'retired' as const };
     }),
   );
@@ -136,12 +136,12 @@ export async function retireApiKey({ store, clock }: Deps, programId: number, ke
 export async function listApiKeys({ store }: Deps, programId: number) {
   return store.read(async (sql) => {
     await requireProgram(sql, programId);
-    return (await keys.listApiKeys(sql, programId)).map(keyView);
+    return (await keys.programApiKeys(sql, programId)).map(keyView);
   });
 }
 
 export async function createPartner({ store, clock }: Deps, input: { name: string; email: string }) {
-  return store.write(async (sql) => {
+  return store.transaction(async (sql) => {
     const email = input.email.toLowerCase();
     if (await partners.findPartnerByEmail(sql, email)) throw new AppError('conflict', `A partner with e-mail ${email} exists`);
     const row = { id: await store.nextId(sql, 'partners'), name: input.name, email, created_at: clock.now() };
@@ -151,7 +151,7 @@ export async function createPartner({ store, clock }: Deps, input: { name: strin
 }
 
 export async function enrollPartner({ store, clock }: Deps, programId: number, partnerId: number) {
-  return store.write(async (sql) => {
+  return store.transaction(async (sql) => {
     await requireProgram(sql, programId);
     if (!(await partners.findPartner(sql, partnerId))) throw new AppError('not_found', `Partner ${partnerId} not found`);
     if (await partners.findEnrollment(sql, programId, partnerId)) {
@@ -179,7 +179,7 @@ async function userFor({ store, clock }: Deps, sql: Sql, email: string) {
 }
 
 export async function setMembership(deps: Deps, programId: number, email: string, status: 'active' | 'inactive') {
-  return deps.store.write(async (sql) => {
+  return deps.store.transaction(async (sql) => {
     await requireProgram(sql, programId);
     const normalized = email.toLowerCase();
     if (status === 'inactive') {
@@ -195,7 +195,7 @@ export async function setMembership(deps: Deps, programId: number, email: string
 }
 
 export async function createSession({ store, clock }: Deps, email: string, ttlHours: number) {
-  return store.write(async (sql) => {
+  return store.transaction(async (sql) => {
     const user = await members.findUserByEmail(sql, email.toLowerCase());
     if (!user) throw new AppError('not_found', `No user with e-mail ${email}; add them with member add first`);
     const token = randomToken('pks_', 32);

@@ -6,12 +6,14 @@ export const PROVIDERS = [
   'stripe', 'paddle', 'lemonsqueezy', 'paypal', 'braintree', 'chargebee', 'recurly', 'adyen', 'square', 'polar', 'other',
 ] as const;
 
+/** The largest JSON body the API accepts, and so the largest line_items a sale can carry (docs/behaviour.md §3.2). */
+export const MAX_JSON_BYTES = 64 * 1024;
+
 export const CURRENCIES = ['USD', 'EUR', 'VND'] as const;
 export type Currency = (typeof CURRENCIES)[number];
 
 const MAX_PAST_MS = 30 * 24 * 60 * 60 * 1000;
 const MAX_FUTURE_MS = 5 * 60 * 1000;
-const LINE_ITEMS_MAX_BYTES = 64 * 1024;
 const LINE_ITEMS_MAX_DEPTH = 32;
 
 /** Nesting depth of a JSON value, without recursion: a 64 KiB body can nest 30,000 levels. */
@@ -59,7 +61,7 @@ function buildSchema(clock: Clock) {
     line_items: z
       .unknown()
       .refine((value) => depth(value) <= LINE_ITEMS_MAX_DEPTH, { message: `line_items may nest at most ${LINE_ITEMS_MAX_DEPTH} levels`, abort: true })
-      .refine((value) => JSON.stringify(value ?? null).length <= LINE_ITEMS_MAX_BYTES, 'line_items must be at most 64 KiB')
+      .refine((value) => JSON.stringify(value ?? null).length <= MAX_JSON_BYTES, 'line_items must be at most 64 KiB')
       .optional(),
     is_recurring: z.boolean().optional(),
     subscription_id: key.optional(),

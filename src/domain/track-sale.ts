@@ -1,5 +1,5 @@
-import { AppError, invalidRequest } from '../errors.js';
 import type { Sql, Store } from '../store/db.js';
+import { programKey } from '../store/program-key.js';
 import * as sales from '../store/sales.js';
 import type { CommissionRow, SaleEventRow, SaleMode, TestSaleRow, TransactionRow } from '../store/sales.js';
 import * as tracking from '../store/tracking.js';
@@ -9,18 +9,28 @@ import type { Deps } from './deps.js';
 import { cachedPrograms, programNotFound, type CachedProgram } from './program-cache.js';
 import { CURRENCIES, type Currency, missingLiveFields, type SaleRequest } from './sale-request.js';
 import { findCustomersByClickIds } from './tracking.js';
-import { batched, type Outcome as WriteOutcome } from './write-batcher.js';
+import { batched, type BatchRun } from './write-batcher.js';
 
 /** Who reports the sale: the API key's program and mode, or the webhook's program. */
 export type SaleSource = { programId: number; apiKeyId: number | null; keyMode: SaleMode; source: 'api' | 'stripe' };
 
-export type LiveSaleResult = { success: true; sale_id: number | null; commission_id: number | null; message: string };
-export type TestSaleResult = {
-  success: true;
-  message: string;
-  data: { eventId: number; programId: number; test_mode: true };
-};
-export type SaleResult = LiveSaleResult | TestSaleResult;
+/** Why a sale is refused. The sale endpoint maps each reason to its error, the webhooks to a skip reason. */
+export type SaleRefusal =
+  | { reason: 'missing_fields'; fields: string[] }
+  | { reason: 'unsupported_currency'; currency: string }
+  | { reason: 'no_attribution'; customerKey: string | null; clickId: string | null }
+  | { reason: 'partner_inactive'; customerId: number };
+
+/** What became of a sale (docs/behaviour.md §3): data, never an exception. */
+export type SaleOutcome =
+  /** A live sale; commissionId is null when a renewal is past the program's recurring duration. */
+  | { kind: 'recorded'; saleId: number; commissionId: number | null }
+  | { kind: 'test_recorded'; eventId: number; programId: number }
+  /** Attributed, but outside the attribution window: the transaction id is remembered, nothing else. */
+  | { kind: 'window_expired' }
+  /** The transaction id was recorded before; saleId is null when that attempt's window had expired. */
+  | { kind: 'duplicate'; saleId: number | null }
+  | ({ kind: 'refused' } & SaleRefusal);
 
 /** Test mode by any of its three triggers (§4.1.4). */
 export function saleMode(keyMode: SaleMode, request: SaleRequest): SaleMode {
@@ -28,24 +38,18 @@ export function saleMode(keyMode: SaleMode, request: SaleRequest): SaleMode {
   return test ? 'test' : 'live';
 }
 
-function currencyOf(request: SaleRequest): Currency {
-  const currency = (request.currency ?? 'USD').toUpperCase();
-  if (!(CURRENCIES as readonly string[]).includes(currency)) {
-    throw new AppError('unsupported_currency', `Currency ${request.currency} is not supported; use USD, EUR or VND`, {
-      currency: request.currency,
-      supported: CURRENCIES,
-    });
-  }
-  return currency as Currency;
+function isCurrency(currency: string): currency is Currency {
+  return (CURRENCIES as readonly string[]).includes(currency);
 }
 
 /**
- * Records a sale in the order of DECISIONS §3 (steps 3–8; authorization and rate limiting happen
- * before): validation and currency here, then duplicate, attribution, window, and the sale with its
- * commission in the writer's transaction. Shared by the sale endpoint and the payment webhooks.
+ * Records a sale in the order of docs/behaviour.md §3.1 (after authorization and rate limiting):
+ * required live fields and currency here, then duplicate, attribution, window, and the sale with
+ * its commission in the writer's transaction.
  */
-export async function trackSale(deps: Deps, source: SaleSource, request: SaleRequest): Promise<SaleResult> {
-  return recordSale(deps, pendingSale(source, request));
+export async function trackSale(deps: Deps, source: SaleSource, request: SaleRequest): Promise<SaleOutcome> {
+  const pending = pendingSale(source, request);
+  return 'refused' in pending ? pending.refused : recordSale(deps, pending);
 }
 
 /**
@@ -54,16 +58,16 @@ export async function trackSale(deps: Deps, source: SaleSource, request: SaleReq
  * webhooks attribute in their own order first): it spares the lookup, not the attribution checks.
  */
 export type PendingSale = { source: SaleSource; request: SaleRequest; mode: SaleMode; currency: Currency; customer?: AttributableCustomer };
-type Outcome = WriteOutcome<SaleResult>;
+type Refused = Extract<SaleOutcome, { kind: 'refused' }>;
 
-/** Throws the AppError the sale is refused with before any lookup. */
-export function pendingSale(source: SaleSource, request: SaleRequest): PendingSale {
+/** The sale ready for recordSales, or its refusal by the checks that need no lookup. */
+export function pendingSale(source: SaleSource, request: SaleRequest): PendingSale | { refused: Refused } {
   const mode = saleMode(source.keyMode, request);
-  if (mode === 'live') {
-    const missing = missingLiveFields(request);
-    if (missing.length > 0) throw invalidRequest(missing.map((field) => ({ field, message: 'Required' })));
-  }
-  return { source, request, mode, currency: currencyOf(request) };
+  const missing = mode === 'live' ? missingLiveFields(request) : [];
+  if (missing.length > 0) return { refused: { kind: 'refused', reason: 'missing_fields', fields: missing } };
+  const currency = (request.currency ?? 'USD').toUpperCase();
+  if (!isCurrency(currency)) return { refused: { kind: 'refused', reason: 'unsupported_currency', currency: request.currency! } };
+  return { source, request, mode, currency };
 }
 
 /** Everything a batch needs from the store, read in a fixed number of round trips. */
@@ -90,11 +94,11 @@ async function loadContext(store: Store, sql: Sql, batch: PendingSale[], seen: B
   // One connection runs one statement at a time (DUCKDB.md), so these reads are sequential.
   const programs = await cachedPrograms(store, sql, programIds);
   const customersByKey = await tracking.findCustomersByKeys(sql, byKey);
-  for (const customer of known) customersByKey.set(tracking.customerRef(customer.program_id, customer.customer_key), customer);
+  for (const customer of known) customersByKey.set(programKey(customer.program_id, customer.customer_key), customer);
   const firstSales = await sales.firstSubscriptionSales(sql, programIds, subscriptionIds);
   // The click id is the fallback: looked up only for the sales whose customer_key found no one.
   const clickIds = live.flatMap((s) => {
-    const keyMatched = s.request.customer_key !== undefined && customersByKey.has(tracking.customerRef(s.source.programId, s.request.customer_key));
+    const keyMatched = s.request.customer_key !== undefined && customersByKey.has(programKey(s.source.programId, s.request.customer_key));
     return keyMatched || s.request.click_id === undefined ? [] : [s.request.click_id];
   });
   const customersByClick = await findCustomersByClickIds(sql, clickIds);
@@ -116,22 +120,15 @@ type BatchWrites = {
  * which fails the append of a transaction id already recorded (rare: a merchant's retry); a run
  * after a failure looks every id up first, so the duplicate gets its 409 and the rest is recorded.
  */
-export async function recordSales(deps: Deps, sql: Sql, batch: PendingSale[], { afterFailure: lookUpLedger }: { afterFailure: boolean }): Promise<Outcome[]> {
+export async function recordSales(deps: Deps, sql: Sql, batch: PendingSale[], { afterFailure: lookUpLedger }: BatchRun): Promise<SaleOutcome[]> {
   const now = deps.clock.now();
   const keys = batch.map(transactionKeyOf);
   const seen = lookUpLedger ? await sales.findTransactions(sql, keys.filter((key) => key !== undefined)) : new Map<string, number | null>();
   const context = await loadContext(deps.store, sql, batch, seen);
   const writes: BatchWrites = { transactions: [], saleEvents: [], commissions: [], testSales: [], converted: new Set() };
   const nextId = await deps.store.idAllocator(sql, ['sale_events', 'commissions', 'test_sale_events']);
-  const outcomes = batch.map((sale): Outcome => {
-    try {
-      return { ok: true, value: decide(sale, context, writes, nextId, now) };
-    } catch (error) {
-      if (error instanceof AppError) return { ok: false, error };
-      throw error;
-    }
-  });
-  if (!lookUpLedger) await answerDuplicates(sql, batch, keys, outcomes);
+  const outcomes = batch.map((sale) => decide(sale, context, writes, nextId, now));
+  if (!lookUpLedger) await answerDuplicates(sql, keys, outcomes);
   await sales.insertTransactions(sql, writes.transactions);
   await sales.insertSaleEvents(sql, writes.saleEvents);
   await sales.insertCommissions(sql, writes.commissions);
@@ -140,23 +137,21 @@ export async function recordSales(deps: Deps, sql: Sql, batch: PendingSale[], { 
   return outcomes;
 }
 
+/** The sale's key in the ledger, unique per program and mode. */
 const transactionKeyOf = ({ source, mode, request }: PendingSale) =>
-  request.transaction_id === undefined ? undefined : sales.transactionKey(source.programId, mode, request.transaction_id);
-
-const duplicateTransaction = (request: SaleRequest, saleId: number | null) =>
-  new AppError('duplicate_transaction', `Transaction ${request.transaction_id} was already recorded`, { sale_id: saleId });
+  request.transaction_id === undefined ? undefined : programKey(source.programId, mode, request.transaction_id);
 
 /**
  * Without the ledger lookup a sale refused for another reason (no attribution) may be a resend,
- * and a duplicate is answered first (DECISIONS §3): the refused sales' ids are looked up, and one
- * already recorded answers 409 instead. Refused sales wrote nothing, so nothing else changes.
+ * and a duplicate is answered first (docs/behaviour.md §3.1): the refused sales' ids are looked up,
+ * and one already recorded is a duplicate instead. Refused sales wrote nothing, so nothing else changes.
  */
-async function answerDuplicates(sql: Sql, batch: PendingSale[], keys: Array<string | undefined>, outcomes: Outcome[]): Promise<void> {
-  const refused = outcomes.flatMap((outcome, i) => (!outcome.ok && keys[i] !== undefined ? [i] : []));
+async function answerDuplicates(sql: Sql, keys: Array<string | undefined>, outcomes: SaleOutcome[]): Promise<void> {
+  const refused = outcomes.flatMap((outcome, i) => (outcome.kind === 'refused' && keys[i] !== undefined ? [i] : []));
   if (refused.length === 0) return;
   const seen = await sales.findTransactions(sql, refused.map((i) => keys[i]!));
   for (const i of refused) {
-    if (seen.has(keys[i]!)) outcomes[i] = { ok: false, error: duplicateTransaction(batch[i].request, seen.get(keys[i]!)!) };
+    if (seen.has(keys[i]!)) outcomes[i] = { kind: 'duplicate', saleId: seen.get(keys[i]!)! };
   }
 }
 
@@ -167,10 +162,10 @@ function decide(
   writes: BatchWrites,
   nextId: (table: string) => number,
   now: Date,
-): SaleResult {
+): SaleOutcome {
   const { source, request, mode, currency } = sale;
   const txnKey = transactionKeyOf(sale);
-  if (txnKey !== undefined && context.seen.has(txnKey)) throw duplicateTransaction(request, context.seen.get(txnKey)!);
+  if (txnKey !== undefined && context.seen.has(txnKey)) return { kind: 'duplicate', saleId: context.seen.get(txnKey)! };
   const remember = (saleId: number | null) => {
     if (txnKey === undefined) return;
     context.seen.set(txnKey, saleId);
@@ -192,22 +187,23 @@ function decide(
       received_at: now,
     });
     remember(id);
-    return { success: true, message: 'Test sale recorded; no commission created', data: { eventId: id, programId: source.programId, test_mode: true } };
+    return { kind: 'test_recorded', eventId: id, programId: source.programId };
   }
 
   const cached = context.programs.get(source.programId);
   if (!cached) throw programNotFound(source.programId);
   const { program, rules } = cached;
   const customer = attribute(context, source.programId, request);
+  if ('reason' in customer) return customer;
 
   if (!withinAttributionWindow(customer.attributed_from, program.attribution_window_days, now)) {
     remember(null);
-    return { success: true, sale_id: null, commission_id: null, message: 'Attribution window expired; no sale or commission recorded' };
+    return { kind: 'window_expired' };
   }
 
   const saleId = nextId('sale_events');
   const isRecurring = request.is_recurring ?? false;
-  const subscriptionKey = request.subscription_id === undefined ? undefined : sales.subscriptionKey(program.id, request.subscription_id);
+  const subscriptionKey = request.subscription_id === undefined ? undefined : programKey(program.id, request.subscription_id);
   const earnsCommission =
     !isRecurring ||
     renewalEarnsCommission(program.recurring_months, subscriptionKey === undefined ? undefined : context.firstSubscriptionSale.get(subscriptionKey), now);
@@ -237,9 +233,7 @@ function decide(
   if (subscriptionKey !== undefined && !context.firstSubscriptionSale.has(subscriptionKey)) context.firstSubscriptionSale.set(subscriptionKey, now);
   if (customer.status === 'lead') writes.converted.add(customer.id);
 
-  if (!earnsCommission) {
-    return { success: true, sale_id: saleId, commission_id: null, message: 'Sale recorded; the recurring commission period has ended' };
-  }
+  if (!earnsCommission) return { kind: 'recorded', saleId, commissionId: null };
   const rule = (request.product_id !== undefined && rules.get(request.product_id)) || {
     type: program.commission_type,
     value: program.commission_value,
@@ -256,23 +250,16 @@ function decide(
     hold_until: holdUntil(now, program.hold_days),
     created_at: now,
   });
-  return { success: true, sale_id: saleId, commission_id: commissionId, message: 'Sale and commission recorded' };
+  return { kind: 'recorded', saleId, commissionId };
 }
 
-/** customer_key first, click_id as fallback, both within the program (DECISIONS §3). */
-function attribute(context: BatchContext, programId: number, request: SaleRequest): AttributableCustomer {
+/** customer_key first, click_id as fallback, both within the program (docs/behaviour.md §3.3). */
+function attribute(context: BatchContext, programId: number, request: SaleRequest): AttributableCustomer | Refused {
   const customer =
-    (request.customer_key !== undefined && context.customersByKey.get(tracking.customerRef(programId, request.customer_key))) ||
-    (request.click_id !== undefined && context.customersByClick.get(tracking.inProgram(programId, request.click_id))) ||
+    (request.customer_key !== undefined && context.customersByKey.get(programKey(programId, request.customer_key))) ||
+    (request.click_id !== undefined && context.customersByClick.get(programKey(programId, request.click_id))) ||
     undefined;
-  if (!customer) {
-    throw new AppError('no_attribution', 'Neither customer_key nor click_id matches a customer of this program', {
-      customer_key: request.customer_key ?? null,
-      click_id: request.click_id ?? null,
-    });
-  }
-  if (customer.enrollment_status !== 'active') {
-    throw new AppError('no_attribution', "The customer's partner is not active in this program", { customer_id: customer.id });
-  }
+  if (!customer) return { kind: 'refused', reason: 'no_attribution', customerKey: request.customer_key ?? null, clickId: request.click_id ?? null };
+  if (customer.enrollment_status !== 'active') return { kind: 'refused', reason: 'partner_inactive', customerId: customer.id };
   return customer;
 }

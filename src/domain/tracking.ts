@@ -1,24 +1,26 @@
-import { AppError } from '../errors.js';
 import type { ApiKeyRow } from '../store/api-keys.js';
 import type { Sql } from '../store/db.js';
-import { findPartnerProgramByRef } from '../store/partners.js';
+import { findEnrollmentsByRefs } from '../store/partners.js';
+import { programKey } from '../store/program-key.js';
 import * as tracking from '../store/tracking.js';
-import type { ClickRow } from '../store/tracking.js';
+import type { ClickRow, CustomerRow } from '../store/tracking.js';
 import type { Deps } from './deps.js';
 import { randomToken } from './secrets.js';
+import { batched } from './write-batcher.js';
 
 export type ClickInput = { ref: string; landing_url?: string; referrer?: string; test?: boolean };
+export type ClickOutcome = { kind: 'recorded'; clickId: string } | { kind: 'unknown_ref' };
 
 // Click ids carry their row id so lookups seek instead of scanning: ck_<id>_<secret>.
 const CLICK_ID = /^ck_(\d{1,15})_[A-Za-z0-9_-]{16,64}$/;
 
-export function clickRowId(clickId: string): number | undefined {
+function clickRowId(clickId: string): number | undefined {
   const match = CLICK_ID.exec(clickId);
   return match ? Number(match[1]) : undefined;
 }
 
 /**
- * The earliest customer of each click id (the partner_click_id value), keyed by inProgram(program,
+ * The earliest customer of each click id (the partner_click_id value), keyed by programKey(program,
  * click id). Found by the row id the value embeds (a scan of an integer column) and keyed by the
  * customer's click_ref, so only the whole value within the customer's program finds it: a forged or
  * mistyped id attributes nothing. One statement for a batch.
@@ -26,24 +28,21 @@ export function clickRowId(clickId: string): number | undefined {
 export async function findCustomersByClickIds(sql: Sql, clickIds: string[]): Promise<tracking.Matches> {
   const found: tracking.Matches = new Map();
   for (const customer of (await tracking.findCustomersByClicks(sql, clickIds.flatMap((id) => clickRowId(id) ?? []))).values()) {
-    if (customer.click_ref !== null) found.set(tracking.inProgram(customer.program_id, customer.click_ref), customer);
+    if (customer.click_ref !== null) found.set(programKey(customer.program_id, customer.click_ref), customer);
   }
   return found;
 }
 
-/** Finds a click by the value of the partner_click_id cookie. */
-export async function findClick(sql: Sql, clickId: string): Promise<ClickRow | undefined> {
-  const rowId = clickRowId(clickId);
-  return rowId === undefined ? undefined : tracking.findClick(sql, rowId, clickId);
-}
-
-export async function trackClick({ store, clock }: Deps, input: ClickInput) {
-  return store.write(async (sql) => {
-    const enrollment = await findPartnerProgramByRef(sql, input.ref);
-    if (!enrollment || enrollment.status !== 'active') {
-      throw new AppError('not_found', `No active referral link with ref ${input.ref}`);
-    }
-    const id = await store.nextId(sql, 'clicks');
+/** A batch of clicks: the enrollments of their referral codes in one statement, then one append. */
+async function recordClicks({ store, clock }: Deps, sql: Sql, clicks: ClickInput[]): Promise<ClickOutcome[]> {
+  const enrollments = new Map((await findEnrollmentsByRefs(sql, [...new Set(clicks.map((c) => c.ref))])).map((e) => [e.ref_code, e]));
+  const nextId = await store.idAllocator(sql, ['clicks']);
+  const now = clock.now();
+  const rows: ClickRow[] = [];
+  const outcomes = clicks.map((input): ClickOutcome => {
+    const enrollment = enrollments.get(input.ref);
+    if (!enrollment || enrollment.status !== 'active') return { kind: 'unknown_ref' };
+    const id = nextId('clicks');
     const click: ClickRow = {
       id,
       click_id: randomToken(`ck_${id}_`, 16),
@@ -52,33 +51,52 @@ export async function trackClick({ store, clock }: Deps, input: ClickInput) {
       landing_url: input.landing_url ?? null,
       referrer: input.referrer ?? null,
       is_test: input.test ?? false,
-      created_at: clock.now(),
+      created_at: now,
     };
-    await tracking.insertClick(sql, click);
-    return { click_id: click.click_id };
+    rows.push(click);
+    return { kind: 'recorded', clickId: click.click_id };
   });
+  await tracking.appendClicks(sql, rows);
+  return outcomes;
 }
 
+/** POST /api/v1/track/click: a click on an active partner's referral link. */
+export const trackClick = batched(recordClicks);
+
 export type LeadInput = { customer_key: string; click_id: string; email?: string; name?: string };
-export type LeadResult = { success: true; customer_id: number | null; message: string };
+export type LeadOutcome =
+  | { kind: 'recorded'; customerId: number }
+  /** The customer key was tracked before: its customer, unchanged. */
+  | { kind: 'existing'; customerId: number }
+  | { kind: 'test_mode' }
+  | { kind: 'no_attribution' };
 
-/** POST /api/v1/track/lead: binds the merchant's customer key to the partner of a click (DECISIONS §2). */
-export async function trackLead({ store, clock }: Deps, apiKey: ApiKeyRow, input: LeadInput): Promise<LeadResult> {
-  if (apiKey.mode === 'test') {
-    return { success: true, customer_id: null, message: 'Test mode: lead validated, nothing recorded' };
-  }
-  return store.write<LeadResult>(async (sql) => {
-    const existing = await tracking.findCustomerByKey(sql, apiKey.program_id, input.customer_key);
-    if (existing) return { success: true, customer_id: existing.id, message: 'Customer already tracked' };
+type PendingLead = { programId: number; input: LeadInput };
 
-    const click = await findClick(sql, input.click_id);
-    if (!click || click.program_id !== apiKey.program_id) {
-      throw new AppError('no_attribution', 'click_id does not match a click of this program', { click_id: input.click_id });
-    }
-    const id = await store.nextId(sql, 'customers');
-    await tracking.insertCustomer(sql, {
+/**
+ * A batch of leads: the customer keys and the clicks looked up in one statement each, then one
+ * append. A key sent twice in one batch is decided in order, so the second finds the first.
+ */
+async function recordLeads({ store, clock }: Deps, sql: Sql, leads: PendingLead[]): Promise<LeadOutcome[]> {
+  const existing = await tracking.findCustomersByKeys(sql, leads.map(({ programId, input }) => ({ programId, customerKey: input.customer_key })));
+  const known = new Map([...existing].map(([key, customer]) => [key, customer.id]));
+  const clicks = new Map(
+    (await tracking.findClicks(sql, leads.flatMap(({ input }) => clickRowId(input.click_id) ?? []))).map((c) => [c.click_id, c]),
+  );
+  const nextId = await store.idAllocator(sql, ['customers']);
+  const now = clock.now();
+  const rows: CustomerRow[] = [];
+  const outcomes = leads.map(({ programId, input }): LeadOutcome => {
+    const key = programKey(programId, input.customer_key);
+    const customerId = known.get(key);
+    if (customerId !== undefined) return { kind: 'existing', customerId };
+    const click = clicks.get(input.click_id);
+    if (!click || click.program_id !== programId) return { kind: 'no_attribution' };
+    const id = nextId('customers');
+    known.set(key, id);
+    rows.push({
       id,
-      program_id: apiKey.program_id,
+      program_id: programId,
       customer_key: input.customer_key,
       email: input.email?.toLowerCase() ?? null,
       name: input.name ?? null,
@@ -86,11 +104,21 @@ export async function trackLead({ store, clock }: Deps, apiKey: ApiKeyRow, input
       click_ref: click.click_id,
       partner_program_id: click.partner_program_id,
       provider_customer_id: null,
-      signup_date: clock.now(),
+      signup_date: now,
       attributed_from: click.created_at,
       first_purchase_date: null,
       status: 'lead',
     });
-    return { success: true, customer_id: id, message: 'Lead tracked' };
+    return { kind: 'recorded', customerId: id };
   });
+  await tracking.appendCustomers(sql, rows);
+  return outcomes;
+}
+
+const recordLead = batched(recordLeads);
+
+/** POST /api/v1/track/lead: binds the merchant's customer key to the partner of a click (docs/behaviour.md §2.6). */
+export async function trackLead(deps: Deps, apiKey: ApiKeyRow, input: LeadInput): Promise<LeadOutcome> {
+  if (apiKey.mode === 'test') return { kind: 'test_mode' };
+  return recordLead(deps, { programId: apiKey.program_id, input });
 }

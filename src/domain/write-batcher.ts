@@ -1,29 +1,33 @@
-import type { AppError } from '../errors.js';
 import type { Sql } from '../store/db.js';
 import type { Deps } from './deps.js';
 import { perStore } from './store-cache.js';
 
-/** One item's answer: a value, or the domain error it is refused with. */
-export type Outcome<R> = { ok: true; value: R } | { ok: false; error: AppError };
+/** How a batch is being run: `afterFailure` when an earlier run of these items failed and was rolled back. */
+export type BatchRun = { afterFailure: boolean };
 
 /**
- * Records a batch inside the writer's transaction, deciding each item before its first write.
- * `afterFailure` is true when an earlier run of these items failed: a batch may let a unique key
- * catch the rare conflict on its first run and must look everything up on a later one.
+ * Decides and writes a batch of items inside one transaction, answering one outcome per item, in
+ * order. Refusals are outcomes; a throw means the batch could not be written (a SQL error, a unique
+ * key violated) and its transaction is rolled back. A record function may leave a rare conflict to
+ * a unique key on a first run and must look everything up when `afterFailure` is set.
  */
-export type RecordBatch<I, R> = (deps: Deps, sql: Sql, items: I[], run: { afterFailure: boolean }) => Promise<Array<Outcome<R>>>;
+export type RecordBatch<I, R> = (deps: Deps, sql: Sql, items: I[], run: BatchRun) => Promise<R[]>;
 
-type Waiting<I, R> = { item: I; resolve(value: R): void; reject(error: unknown): void };
+type Waiting<I, R> = { item: I; resolve(outcome: R): void; reject(error: unknown): void };
+
+/** Most items in one transaction: a bound on a batch's statement sizes and on the wait of its first caller. */
+const MAX_BATCH = 256;
 
 /**
- * Gathers the items that arrive while the writer is busy and records them as one batch: a fixed
- * number of statements per batch instead of per item, in one transaction, each caller answered
- * after its COMMIT. A batch that fails at the SQL level runs once more with every check, then one
- * item at a time, so a bad item fails alone.
+ * The write path of every tracked event (docs/architecture.md, "The write path"). Items that arrive
+ * while the writer is busy wait here and are recorded together: a fixed number of statements per
+ * batch instead of per item, in one transaction, each caller answered after its COMMIT. The one
+ * retry policy: a batch that fails runs once more with every check (afterFailure), then one item at
+ * a time, so an item that cannot be written fails alone and its neighbours are recorded.
  */
-class WriteBatcher<I, R> {
+export class WriteBatcher<I, R> {
   private pending: Array<Waiting<I, R>> = [];
-  private scheduled = false;
+  private flushing = false;
 
   constructor(private readonly record: RecordBatch<I, R>) {}
 
@@ -31,57 +35,50 @@ class WriteBatcher<I, R> {
   submit(deps: Deps, item: I): Promise<R> {
     return new Promise((resolve, reject) => {
       this.pending.push({ item, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        void this.flush(deps);
-      }
+      if (!this.flushing) void this.flush(deps);
     });
   }
 
   private async flush(deps: Deps): Promise<void> {
-    let batch: Array<Waiting<I, R>> | undefined;
-    let runs = 0;
-    // The store may run this job again after a rollback: the batch is taken once.
-    const record = () =>
-      deps.store.write((sql) => {
-        if (!batch) {
-          batch = this.pending;
-          this.pending = [];
-          this.scheduled = false;
-        }
-        return this.record(deps, sql, batch.map((w) => w.item), { afterFailure: runs++ > 0 });
-      });
-    let outcomes: Array<Outcome<R>>;
+    this.flushing = true;
     try {
-      // A job the store ran alone is not re-run by it: run it once more, with every check.
-      outcomes = await record().catch((error: unknown) => (batch && runs === 1 ? record() : Promise.reject(error)));
+      while (this.pending.length > 0) await this.recordNextBatch(deps);
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  /**
+   * The batch is taken when its transaction starts, not when it is queued: what arrives while other
+   * writes run joins it. A transaction that never started (the store closed) fails everything waiting.
+   */
+  private async recordNextBatch(deps: Deps): Promise<void> {
+    let batch: Array<Waiting<I, R>> | undefined;
+    const run = (afterFailure: boolean) =>
+      deps.store.transaction((sql) => {
+        batch ??= this.pending.splice(0, MAX_BATCH);
+        return this.record(deps, sql, batch.map((w) => w.item), { afterFailure });
+      });
+    try {
+      const outcomes = await run(false).catch((error: unknown) => (batch ? run(true) : Promise.reject(error)));
+      settle(batch!, outcomes);
     } catch (error) {
       if (!batch) {
-        // The job never ran (store closed): fail everything waiting.
-        const waiting = this.pending;
-        this.pending = [];
-        this.scheduled = false;
-        for (const w of waiting) w.reject(error);
+        for (const waiting of this.pending.splice(0)) waiting.reject(error);
         return;
       }
       if (batch.length === 1) return batch[0].reject(error);
-      for (const w of batch) {
+      for (const waiting of batch) {
         await deps.store
-          .write((sql) => this.record(deps, sql, [w.item], { afterFailure: true }))
-          .then((alone) => settle([w], alone), w.reject);
+          .transaction((sql) => this.record(deps, sql, [waiting.item], { afterFailure: true }))
+          .then((alone) => settle([waiting], alone), waiting.reject);
       }
-      return;
     }
-    settle(batch!, outcomes);
   }
 }
 
-function settle<I, R>(batch: Array<Waiting<I, R>>, outcomes: Array<Outcome<R>>): void {
-  batch.forEach((w, i) => {
-    const outcome = outcomes[i];
-    if (outcome.ok) w.resolve(outcome.value);
-    else w.reject(outcome.error);
-  });
+function settle<I, R>(batch: Array<Waiting<I, R>>, outcomes: R[]): void {
+  batch.forEach((waiting, i) => waiting.resolve(outcomes[i]));
 }
 
 /** Submits items to one batcher per store (tests open many stores in one process). */

@@ -1,11 +1,15 @@
 import type { PerformanceQuery, PerformanceReport } from '../domain/performance.js';
-import type { LiveSaleResult, TestSaleResult } from '../domain/track-sale.js';
-import type { WebhookEventView, WebhookResult } from '../domain/stripe/receive.js';
-import type { LeadResult } from '../domain/tracking.js';
+import type { WebhookEventView } from '../domain/stripe/admin.js';
+import type { WebhookResult } from '../domain/stripe/receive.js';
 import type { SaleRequest } from '../domain/sale-request.js';
 import { PartnerkitError } from './errors.js';
 import { toSaleRequest, type TrackSaleInput, type TrackSaleResult } from './track-sale.js';
 import { fetchTransport, NetworkError, type ApiRequest, type Transport } from './transport.js';
+
+export type LiveSaleResult = { success: true; sale_id: number | null; commission_id: number | null; message: string };
+export type TestSaleResult = { success: true; message: string; data: { eventId: number; programId: number; test_mode: true } };
+
+export type LeadResult = { success: true; customer_id: number | null; message: string };
 
 export type ClientOptions = {
   /** The server, e.g. https://partners.example.com; or give a transport. */

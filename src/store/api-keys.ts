@@ -28,10 +28,10 @@ export function findApiKey(sql: Sql, programId: number, id: number): Promise<Api
   return sql.one<ApiKeyRow>('SELECT * FROM api_keys WHERE program_id = $1 AND id = $2', [programId, id]);
 }
 
-export function listApiKeys(sql: Sql, programId: number): Promise<ApiKeyRow[]> {
+export function programApiKeys(sql: Sql, programId: number): Promise<ApiKeyRow[]> {
   return sql.all<ApiKeyRow>('SELECT * FROM api_keys WHERE program_id = $1 ORDER BY id', [programId]);
 }
 
-export async function retireApiKey(sql: Sql, id: number, at: Date): Promise<void> {
+export async function markApiKeyRetired(sql: Sql, id: number, at: Date): Promise<void> {
   await sql.run("UPDATE api_keys SET status = 'retired', retired_at = $2 WHERE id = $1", [id, at]);
 }

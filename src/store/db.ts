@@ -1,6 +1,7 @@
 import {
   DuckDBAppender,
   DuckDBConnection,
+  DuckDBDateValue,
   DuckDBInstance,
   JSDuckDBValueConverter,
   dateValue,
@@ -10,7 +11,6 @@ import {
   type DuckDBPreparedStatement,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import { AppError } from '../errors.js';
 import { migrations as defaultMigrations, type Migration } from './migrations/index.js';
 
 export type Row = Record<string, unknown>;
@@ -46,17 +46,27 @@ function bind(params: Params): DuckDBValue[] | undefined {
   return params.map(toDuckDB);
 }
 
-/** The UTC calendar day of an instant, as the *_day columns store it. */
+export const MS_PER_DAY = 86_400_000;
+
+/** Days since 1970-01-01 of an epoch-milliseconds instant: its UTC calendar day, as DuckDB's DATE counts them. */
+export function epochDay(ms: number): number {
+  return Math.floor(ms / MS_PER_DAY);
+}
+
+/** The UTC calendar day of an instant as text, YYYY-MM-DD. */
 export function utcDay(at: Date): string {
   return at.toISOString().slice(0, 10);
+}
+
+/** The UTC day of an instant as a DATE parameter: against a stored *_day column the filter stays a zone-map range. */
+export function dayValue(at: Date): DuckDBValue {
+  return dateValue(epochDay(at.getTime()));
 }
 
 /** A list parameter (for `= ANY($n::T[])` and `unnest`); Dates bind as TIMESTAMPs. */
 export function list(values: Array<DuckDBValue | Date>): DuckDBValue {
   return listValue(values.map(toDuckDB));
 }
-
-const MS_PER_DAY = 86_400_000;
 
 function appendValue(appender: DuckDBAppender, type: ColumnType, value: unknown): void {
   if (value === null || value === undefined) return appender.appendNull();
@@ -70,7 +80,7 @@ function appendValue(appender: DuckDBAppender, type: ColumnType, value: unknown)
     case 'TIMESTAMP':
       return appender.appendTimestamp(timestampValue(BigInt((value as Date).getTime()) * 1000n));
     case 'DATE':
-      return appender.appendDate(dateValue(Math.floor((value as Date).getTime() / MS_PER_DAY)));
+      return appender.appendDate(dayValue(value as Date) as DuckDBDateValue);
   }
 }
 
@@ -81,7 +91,6 @@ const MAX_PREPARED = 256;
 export type StatementObserver = (sql: string, ms: number) => void;
 
 class ConnectionSql implements Sql {
-  writes = 0;
   private readonly prepared = new Map<string, DuckDBPreparedStatement>();
   private readonly checkedTables = new Set<string>();
   constructor(
@@ -136,7 +145,6 @@ class ConnectionSql implements Sql {
    */
   async append<R extends object>(table: string, columns: Columns<R>, rows: readonly R[]): Promise<void> {
     if (rows.length === 0) return;
-    this.writes++;
     await this.checkColumns(table, columns);
     const started = performance.now();
     const appender = await this.connection.createAppender(table);
@@ -190,22 +198,19 @@ class ConnectionSql implements Sql {
   }
 
   async run(sql: string, params: Params = []): Promise<void> {
-    this.writes++;
     await this.execute(sql, params);
   }
 }
 
-type WriteJob = {
+type Transaction = {
   fn: (sql: Sql) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 };
 
 export type StoreOptions = {
-  /** Reader connections; each serves one request at a time (DUCKDB.md). */
+  /** Reader connections; each serves one request at a time (docs/architecture.md, "DuckDB"). */
   readers?: number;
-  /** Most write jobs committed together in one transaction. */
-  maxBatch?: number;
   threads?: number;
   migrations?: readonly Migration[];
   /** Sees every statement of the writer connection. */
@@ -214,14 +219,14 @@ export type StoreOptions = {
 
 /**
  * The one DuckDB instance of this process. Reads go to a small pool of connections; every write
- * goes through one writer connection that drains a queue: the jobs waiting in it run in one
- * transaction (group commit) and each caller is answered only after that COMMIT returns. If any
- * job of a batch fails at the SQL level, the batch is rolled back and its jobs re-run one per
- * transaction, so one bad job never takes others down. Write jobs must therefore be re-runnable
- * and do their checks (which may throw domain errors) before their first write.
+ * runs in a transaction on the one writer connection, one transaction at a time in the order
+ * asked, and resolves only after its COMMIT returned (the WAL is then on disk). A transaction whose
+ * function throws is rolled back and rejects with that error; the store knows nothing of what the
+ * error means. Grouping many requests into one transaction is the WriteBatcher's job
+ * (src/domain/write-batcher.ts).
  */
 export class Store {
-  private readonly queue: WriteJob[] = [];
+  private readonly queue: Transaction[] = [];
   private draining = false;
   private closed = false;
   private readonly idle: ConnectionSql[];
@@ -232,7 +237,6 @@ export class Store {
     private readonly instance: DuckDBInstance,
     private readonly writer: ConnectionSql,
     readers: ConnectionSql[],
-    private readonly maxBatch: number,
   ) {
     this.idle = readers;
   }
@@ -244,7 +248,7 @@ export class Store {
       await migrate(writer, options.migrations ?? defaultMigrations);
       const readers: ConnectionSql[] = [];
       for (let i = 0; i < (options.readers ?? 4); i++) readers.push(new ConnectionSql(await instance.connect()));
-      return new Store(instance, writer, readers, options.maxBatch ?? 256);
+      return new Store(instance, writer, readers);
     } catch (error) {
       instance.closeSync();
       throw error;
@@ -264,8 +268,8 @@ export class Store {
     }
   }
 
-  /** Runs a write job inside the writer's transaction; resolves after its COMMIT. */
-  write<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+  /** Runs `fn` in a transaction of the writer connection; resolves after its COMMIT, rolls back if it throws. */
+  transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     this.assertOpen();
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
@@ -275,7 +279,7 @@ export class Store {
 
   /**
    * The next id for a table. Ids are allocated by this process, which alone holds the file, so the
-   * large event tables need no primary-key index (DUCKDB.md: ART indexes cost memory, not speed).
+   * large event tables need no primary-key index (docs/architecture.md, "Ids").
    */
   async nextId(sql: Sql, table: string, count = 1): Promise<number> {
     let next = this.nextIds.get(table);
@@ -287,7 +291,7 @@ export class Store {
     return next;
   }
 
-  /** Primes the counters of some tables, then hands out their ids synchronously (inside one write job). */
+  /** Primes the counters of some tables, then hands out their ids synchronously (inside one transaction). */
   async idAllocator(sql: Sql, tables: string[]): Promise<(table: string) => number> {
     for (const table of tables) await this.nextId(sql, table, 0);
     return (table) => {
@@ -303,7 +307,7 @@ export class Store {
     return this.instance.connect();
   }
 
-  /** Waits for queued writes, then checkpoints and closes the instance. */
+  /** Waits for queued transactions, then checkpoints and closes the instance. */
   async close(): Promise<void> {
     if (this.closed) return;
     while (this.draining || this.queue.length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -325,54 +329,21 @@ export class Store {
     if (this.draining) return;
     this.draining = true;
     try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.maxBatch);
-        if (batch.length === 1 || !(await this.runBatch(batch))) {
-          for (const job of batch) await this.runAlone(job);
-        }
-      }
+      for (let next = this.queue.shift(); next; next = this.queue.shift()) await this.run(next);
     } finally {
       this.draining = false;
     }
   }
 
-  /** One transaction for the whole batch; false when it had to be rolled back. */
-  private async runBatch(batch: WriteJob[]): Promise<boolean> {
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+  private async run({ fn, resolve, reject }: Transaction): Promise<void> {
     try {
       await this.writer.run('BEGIN TRANSACTION');
-      for (const job of batch) {
-        const writesBefore = this.writer.writes;
-        try {
-          outcomes.push({ ok: true, value: await job.fn(this.writer) });
-        } catch (error) {
-          // A job that failed after writing, or any SQL error, leaves the transaction unusable.
-          if (this.writer.writes !== writesBefore || !(error instanceof AppError)) throw error;
-          outcomes.push({ ok: false, error });
-        }
-      }
+      const value = await fn(this.writer);
       await this.writer.run('COMMIT');
-    } catch {
-      await this.rollback();
-      return false;
-    }
-    batch.forEach((job, i) => {
-      const outcome = outcomes[i];
-      if (outcome.ok) job.resolve(outcome.value);
-      else job.reject(outcome.error);
-    });
-    return true;
-  }
-
-  private async runAlone(job: WriteJob): Promise<void> {
-    try {
-      await this.writer.run('BEGIN TRANSACTION');
-      const value = await job.fn(this.writer);
-      await this.writer.run('COMMIT');
-      job.resolve(value);
+      resolve(value);
     } catch (error) {
       await this.rollback();
-      job.reject(error);
+      reject(error);
     }
   }
 
@@ -403,6 +374,6 @@ async function migrate(sql: ConnectionSql, migrations: readonly Migration[]): Pr
       throw new Error(`migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`);
     }
   }
-  // DDL should not live only in the WAL (DUCKDB.md).
+  // DDL should not live only in the WAL (docs/architecture.md, "DuckDB").
   if (pending.length > 0) await sql.run('CHECKPOINT');
 }

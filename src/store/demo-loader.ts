@@ -90,7 +90,7 @@ export class BulkLoad {
 
   /** The first of `count` consecutive ids of `table`, from the store's allocator so later live writes never collide. */
   ids(table: string, count: number): Promise<number> {
-    return this.store.write((sql) => this.store.nextId(sql, table, count));
+    return this.store.transaction((sql) => this.store.nextId(sql, table, count));
   }
 
   /**

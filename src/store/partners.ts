@@ -1,4 +1,4 @@
-import type { Sql } from './db.js';
+import { list, type Sql } from './db.js';
 
 export type PartnerRow = { id: number; name: string; email: string; created_at: Date };
 
@@ -34,8 +34,10 @@ export function findEnrollment(sql: Sql, programId: number, partnerId: number): 
   return sql.one<PartnerProgramRow>('SELECT * FROM partner_programs WHERE program_id = $1 AND partner_id = $2', [programId, partnerId]);
 }
 
-export function findPartnerProgramByRef(sql: Sql, refCode: string): Promise<PartnerProgramRow | undefined> {
-  return sql.one<PartnerProgramRow>('SELECT * FROM partner_programs WHERE ref_code = $1', [refCode]);
+/** Enrollments by referral code: one round trip for a batch of clicks. */
+export function findEnrollmentsByRefs(sql: Sql, refCodes: string[]): Promise<PartnerProgramRow[]> {
+  if (refCodes.length === 0) return Promise.resolve([]);
+  return sql.all<PartnerProgramRow>('SELECT * FROM partner_programs WHERE ref_code = ANY($1::VARCHAR[])', [list(refCodes)]);
 }
 
 

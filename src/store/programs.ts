@@ -35,7 +35,7 @@ export function findProgram(sql: Sql, id: number): Promise<ProgramRow | undefine
   return sql.one<ProgramRow>('SELECT * FROM programs WHERE id = $1', [id]);
 }
 
-export function listPrograms(sql: Sql): Promise<ProgramRow[]> {
+export function allPrograms(sql: Sql): Promise<ProgramRow[]> {
   return sql.all<ProgramRow>('SELECT * FROM programs ORDER BY id');
 }
 
@@ -52,7 +52,6 @@ export async function upsertProductRule(sql: Sql, rule: ProductRuleRow): Promise
 export function listProductRules(sql: Sql, programId: number): Promise<ProductRuleRow[]> {
   return sql.all<ProductRuleRow>('SELECT * FROM product_rules WHERE program_id = $1 ORDER BY product_id', [programId]);
 }
-
 
 export function findPrograms(sql: Sql, ids: number[]): Promise<ProgramRow[]> {
   if (ids.length === 0) return Promise.resolve([]);

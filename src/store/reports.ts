@@ -1,5 +1,4 @@
-import { dateValue } from '@duckdb/node-api';
-import { utcDay, type Sql } from './db.js';
+import { dayValue, utcDay, type Sql } from './db.js';
 
 /** What one day (or one whole window) of a program sums to; money in integer cents. */
 export type PerformanceTotals = {
@@ -87,9 +86,6 @@ function add(into: PerformanceTotals, row: PerformanceTotals, sign = 1): void {
   for (const m of METRICS) into[m] += sign * row[m];
 }
 
-/** The UTC day of an instant as a DATE parameter: against a stored DATE it keeps the filter a zone-map range. */
-const dayParam = (at: Date) => dateValue(Math.floor(at.getTime() / 86_400_000));
-
 /** The current window's days (oldest first) and both windows' totals, from one query's day sums. */
 export async function performance(
   sql: Sql,
@@ -99,7 +95,7 @@ export async function performance(
   const fromDay = utcDay(w.from);
   const lastDay = utcDay(w.to);
   const rows = await sql.all<PerformanceDayRow & { edge: 'head' | 'split' | 'tail' | null }>(PERFORMANCE_SQL, [
-    programId, w.previousFrom, w.from, w.to, dayParam(w.from), dayParam(w.previousFrom), dayParam(w.to),
+    programId, w.previousFrom, w.from, w.to, dayValue(w.from), dayValue(w.previousFrom), dayValue(w.to),
   ]);
   const edge = (name: string) => rows.find((r) => r.edge === name)!;
   const current = zero();

@@ -1,5 +1,5 @@
 import { list, type Sql } from './db.js';
-import { inProgram } from './tracking.js';
+import { programKey } from './program-key.js';
 
 export type SaleMode = 'live' | 'test';
 
@@ -51,14 +51,9 @@ export type TestSaleRow = {
   received_at: Date;
 };
 
-/** The ledger's one-column key (single-column keys are index lookups in DuckDB). */
-export function transactionKey(programId: number, mode: SaleMode, transactionId: string): string {
-  return `${programId}:${mode}:${transactionId}`;
-}
-
 export type TransactionRow = { txn_key: string; program_id: number; mode: SaleMode; transaction_id: string; sale_id: number | null; created_at: Date };
 
-/** Ledger entries by key: present means seen; sale_id null means the window had expired. */
+/** Ledger entries by key (programKey(program, mode, transaction id)): present means seen; sale_id null means the window had expired. */
 export async function findTransactions(sql: Sql, keys: string[]): Promise<Map<string, number | null>> {
   if (keys.length === 0) return new Map();
   const rows = await sql.all<{ txn_key: string; sale_id: number | null }>(
@@ -98,12 +93,7 @@ export function insertTestSales(sql: Sql, rows: TestSaleRow[]): Promise<void> {
   ], rows);
 }
 
-/** The key of firstSubscriptionSales' map. */
-export function subscriptionKey(programId: number, subscriptionId: string): string {
-  return inProgram(programId, subscriptionId);
-}
-
-/** When each subscription's first sale was received; recurring durations count from it. */
+/** When each subscription's first sale was received, by programKey(program, subscription id); recurring durations count from it. */
 export async function firstSubscriptionSales(sql: Sql, programIds: number[], subscriptionIds: string[]): Promise<Map<string, Date>> {
   if (subscriptionIds.length === 0) return new Map();
   const rows = await sql.all<{ program_id: number; subscription_id: string; first: Date }>(
@@ -112,5 +102,5 @@ export async function firstSubscriptionSales(sql: Sql, programIds: number[], sub
      GROUP BY program_id, subscription_id`,
     [list(programIds), list(subscriptionIds)],
   );
-  return new Map(rows.map((r) => [subscriptionKey(r.program_id, r.subscription_id), r.first]));
+  return new Map(rows.map((r) => [programKey(r.program_id, r.subscription_id), r.first]));
 }

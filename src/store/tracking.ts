@@ -1,5 +1,6 @@
 import type { DuckDBValue } from '@duckdb/node-api';
-import { list, utcDay, type Sql } from './db.js';
+import { dayValue, list, type Columns, type Sql } from './db.js';
+import { programKey } from './program-key.js';
 
 export type ClickRow = {
   id: number;
@@ -19,7 +20,7 @@ export type CustomerRow = {
   email: string | null;
   name: string | null;
   click_id: number | null;
-  /** The click's click_id value (migration 004). */
+  /** The click's click_id value. */
   click_ref: string | null;
   partner_program_id: number;
   provider_customer_id: string | null;
@@ -30,43 +31,34 @@ export type CustomerRow = {
   status: 'lead' | 'conversion';
 };
 
-/** A test click gets no report day (migration 003): reports never count it. */
-export async function insertClick(sql: Sql, c: ClickRow): Promise<void> {
-  await sql.run(
-    `INSERT INTO clicks (id, click_id, program_id, partner_program_id, landing_url, referrer, is_test, created_at, day)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::DATE)`,
-    [c.id, c.click_id, c.program_id, c.partner_program_id, c.landing_url, c.referrer, c.is_test, c.created_at, c.is_test ? null : utcDay(c.created_at)],
-  );
+const CLICK_COLUMNS: Columns<ClickRow & { day: Date | null }> = [
+  ['id', 'BIGINT'], ['click_id', 'VARCHAR'], ['program_id', 'BIGINT'], ['partner_program_id', 'BIGINT'], ['landing_url', 'VARCHAR'],
+  ['referrer', 'VARCHAR'], ['is_test', 'BOOLEAN'], ['created_at', 'TIMESTAMP'], ['day', 'DATE'],
+];
+
+/** A test click gets no report day: reports select clicks by day alone and never count it. */
+export function appendClicks(sql: Sql, rows: ClickRow[]): Promise<void> {
+  return sql.append('clicks', CLICK_COLUMNS, rows.map((c) => ({ ...c, day: c.is_test ? null : c.created_at })));
 }
 
-/** Click ids embed their row id (ck_<id>_<secret>), so the lookup is a zone-map seek, not a scan. */
-export function findClick(sql: Sql, rowId: number, clickId: string): Promise<ClickRow | undefined> {
-  return sql.one<ClickRow>('SELECT * FROM clicks WHERE id = $1 AND click_id = $2', [rowId, clickId]);
+/** Clicks by row id (click ids embed it, ck_<id>_<secret>: a zone-map seek, not a scan). */
+export function findClicks(sql: Sql, rowIds: number[]): Promise<ClickRow[]> {
+  if (rowIds.length === 0) return Promise.resolve([]);
+  return sql.all<ClickRow>('SELECT * FROM clicks WHERE id = ANY($1::BIGINT[])', [list(rowIds)]);
 }
 
-/** A value within a program as one string: the customers' unique key, and the key of lookups by program in memory. */
-export function inProgram(programId: number, value: string | number): string {
-  return `${programId}:${value}`;
-}
+const CUSTOMER_COLUMNS: Columns<CustomerRow & { customer_ref: string; signup_day: Date; first_purchase_day: Date | null }> = [
+  ['id', 'BIGINT'], ['customer_ref', 'VARCHAR'], ['program_id', 'BIGINT'], ['customer_key', 'VARCHAR'], ['email', 'VARCHAR'], ['name', 'VARCHAR'],
+  ['click_id', 'BIGINT'], ['partner_program_id', 'BIGINT'], ['provider_customer_id', 'VARCHAR'], ['signup_date', 'TIMESTAMP'],
+  ['attributed_from', 'TIMESTAMP'], ['first_purchase_date', 'TIMESTAMP'], ['status', 'VARCHAR'], ['signup_day', 'DATE'],
+  ['first_purchase_day', 'DATE'], ['click_ref', 'VARCHAR'],
+];
 
-/** The customers' unique key: one column, so DuckDB finds it through its index. */
-export function customerRef(programId: number, customerKey: string): string {
-  return inProgram(programId, customerKey);
-}
-
-export async function insertCustomer(sql: Sql, c: CustomerRow): Promise<void> {
-  await sql.run(
-    `INSERT INTO customers (id, customer_ref, program_id, customer_key, email, name, click_id, partner_program_id,
-       provider_customer_id, signup_date, attributed_from, first_purchase_date, status, signup_day, first_purchase_day, click_ref)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::DATE, $15::DATE, $16)`,
-    [c.id, customerRef(c.program_id, c.customer_key), c.program_id, c.customer_key, c.email, c.name, c.click_id,
-      c.partner_program_id, c.provider_customer_id, c.signup_date, c.attributed_from, c.first_purchase_date, c.status,
-      utcDay(c.signup_date), c.first_purchase_date && utcDay(c.first_purchase_date), c.click_ref],
-  );
-}
-
-export function findCustomerByKey(sql: Sql, programId: number, customerKey: string): Promise<CustomerRow | undefined> {
-  return sql.one<CustomerRow>('SELECT * FROM customers WHERE customer_ref = $1', [customerRef(programId, customerKey)]);
+/** A customer already stored under a row's (program, customer_key) fails the append (the unique customer_ref). */
+export function appendCustomers(sql: Sql, rows: CustomerRow[]): Promise<void> {
+  return sql.append('customers', CUSTOMER_COLUMNS, rows.map((c) => ({
+    ...c, customer_ref: programKey(c.program_id, c.customer_key), signup_day: c.signup_date, first_purchase_day: c.first_purchase_date,
+  })));
 }
 
 /** What attributing a sale reads of a customer, with the status of its partner's enrollment. */
@@ -84,7 +76,7 @@ export type AttributableCustomer = Pick<
 const ATTRIBUTABLE_COLUMNS = `cu.id, cu.program_id, cu.customer_key, cu.click_id, cu.click_ref, cu.partner_program_id, cu.provider_customer_id,
   cu.attributed_from, cu.status, pp.status AS enrollment_status`;
 
-/** Customers by inProgram(program, the value each matched). */
+/** Customers by programKey(program, the value each matched). */
 export type Matches = Map<string, AttributableCustomer>;
 
 /** Attributable customers (cu) with the value each matched as `match`; `from` may join cu to another table first. */
@@ -98,7 +90,7 @@ export const matched = (match: string, from = 'customers cu') =>
 export async function firstMatches(sql: Sql, query: string, params: DuckDBValue[]): Promise<Matches> {
   const found: Matches = new Map();
   for (const { match, ...customer } of await sql.all<AttributableCustomer & { match: string | number }>(query, params)) {
-    const key = inProgram(customer.program_id, match);
+    const key = programKey(customer.program_id, match);
     if (!found.has(key)) found.set(key, customer);
   }
   return found;
@@ -110,11 +102,11 @@ export const noMatches: Promise<Matches> = Promise.resolve(new Map());
 export function findCustomersByKeys(sql: Sql, keys: Array<{ programId: number; customerKey: string }>): Promise<Matches> {
   if (keys.length === 0) return noMatches;
   return firstMatches(sql, `${matched('cu.customer_key')} WHERE cu.customer_ref = ANY($1::VARCHAR[])`, [
-    list(keys.map((k) => customerRef(k.programId, k.customerKey))),
+    list(keys.map((k) => programKey(k.programId, k.customerKey))),
   ]);
 }
 
-/** The earliest customer of each given click (clicks.id), keyed by inProgram(program, clicks.id). */
+/** The earliest customer of each given click (clicks.id), keyed by programKey(program, clicks.id). */
 export function findCustomersByClicks(sql: Sql, clickRowIds: number[]): Promise<Matches> {
   if (clickRowIds.length === 0) return noMatches;
   return firstMatches(sql, `${matched('cu.click_id')} WHERE cu.click_id = ANY($1::BIGINT[]) ORDER BY cu.id`, [list(clickRowIds)]);
@@ -123,7 +115,7 @@ export function findCustomersByClicks(sql: Sql, clickRowIds: number[]): Promise<
 export async function markConverted(sql: Sql, customerIds: number[], at: Date): Promise<void> {
   if (customerIds.length === 0) return;
   await sql.run(
-    "UPDATE customers SET status = 'conversion', first_purchase_date = $2, first_purchase_day = $3::DATE WHERE id = ANY($1::BIGINT[]) AND status = 'lead'",
-    [list(customerIds), at, utcDay(at)],
+    "UPDATE customers SET status = 'conversion', first_purchase_date = $2, first_purchase_day = $3 WHERE id = ANY($1::BIGINT[]) AND status = 'lead'",
+    [list(customerIds), at, dayValue(at)],
   );
 }

@@ -1,6 +1,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import { list, type Columns, type Sql } from './db.js';
-import { firstMatches, inProgram, matched, type Matches, noMatches } from './tracking.js';
+import { programKey } from './program-key.js';
+import { firstMatches, matched, type Matches, noMatches } from './tracking.js';
 
 export type WebhookOutcome = 'recorded' | 'skipped' | 'ignored';
 
@@ -12,7 +13,7 @@ export type WebhookEventRow = {
   reason: string | null;
   sale_id: number | null;
   received_at: Date;
-  /** The verified request body as received, kept for a skipped event only (migration 005). */
+  /** The verified request body as received, kept for a skipped event only (docs/architecture.md, "Webhooks"). */
   payload: string | null;
   /** The Stripe subscription and customer the event names (deferred attribution). */
   subscription_id?: string | null;
@@ -21,22 +22,17 @@ export type WebhookEventRow = {
 
 export type WebhookEventSummary = Omit<WebhookEventRow, 'payload' | 'subscription_id' | 'provider_customer_id'>;
 
-/** The events' one-column unique key (single-column keys are index lookups in DuckDB). */
-export function eventKey(programId: number, eventId: string): string {
-  return inProgram(programId, eventId);
-}
-
 /** An event as its answer and the admin listing show it (WebhookEventSummary). */
 const SUMMARY = 'SELECT program_id, event_id, type, outcome, reason, sale_id, received_at FROM webhook_events';
 
-/** Stored events by key (eventKey): one round trip for a batch of deliveries. */
+/** Stored events by key (programKey(program, event id)): one round trip for a batch of deliveries. */
 export async function findWebhookEvents(sql: Sql, keys: string[]): Promise<Map<string, WebhookEventSummary>> {
   if (keys.length === 0) return new Map();
   const rows = await sql.all<WebhookEventSummary>(
     `${SUMMARY} WHERE event_key = ANY($1::VARCHAR[])`,
     [list(keys)],
   );
-  return new Map(rows.map((row) => [eventKey(row.program_id, row.event_id), row]));
+  return new Map(rows.map((row) => [programKey(row.program_id, row.event_id), row]));
 }
 
 const EVENT_COLUMNS: Columns<WebhookEventRow & { event_key: string }> = [
@@ -46,7 +42,7 @@ const EVENT_COLUMNS: Columns<WebhookEventRow & { event_key: string }> = [
 
 /** An event already stored under a row's key fails the append (the primary key). */
 export function appendWebhookEvents(sql: Sql, rows: WebhookEventRow[]): Promise<void> {
-  return sql.append('webhook_events', EVENT_COLUMNS, rows.map((row) => ({ ...row, event_key: eventKey(row.program_id, row.event_id) })));
+  return sql.append('webhook_events', EVENT_COLUMNS, rows.map((row) => ({ ...row, event_key: programKey(row.program_id, row.event_id) })));
 }
 
 /** What a sale made attributable: the subscription it recorded, the Stripe customer it linked. */
@@ -65,7 +61,7 @@ export function findUnattributedEvents(sql: Sql, programId: number, keys: Deferr
 /** An event decided again: only its outcome columns change. */
 export async function updateEventOutcome(sql: Sql, row: WebhookEventSummary): Promise<void> {
   await sql.run('UPDATE webhook_events SET outcome = $2, reason = $3, sale_id = $4 WHERE event_key = $1', [
-    eventKey(row.program_id, row.event_id),
+    programKey(row.program_id, row.event_id),
     row.outcome,
     row.reason,
     row.sale_id,
@@ -73,7 +69,7 @@ export async function updateEventOutcome(sql: Sql, row: WebhookEventSummary): Pr
 }
 
 /** Newest first; events of one instant (a pinned clock) in reverse arrival order. */
-export function listWebhookEvents(sql: Sql, programId: number, limit: number): Promise<WebhookEventSummary[]> {
+export function recentWebhookEvents(sql: Sql, programId: number, limit: number): Promise<WebhookEventSummary[]> {
   return sql.all<WebhookEventSummary>(
     `${SUMMARY}
      WHERE program_id = $1 ORDER BY received_at DESC, rowid DESC LIMIT $2`,
@@ -124,6 +120,6 @@ export async function linkProviderCustomers(sql: Sql, links: Array<{ customerId:
 }
 
 /** The program's signing secret becomes the one Stripe shows for its webhook endpoint. */
-export async function setWebhookSecret(sql: Sql, programId: number, secret: string): Promise<void> {
+export async function updateWebhookSecret(sql: Sql, programId: number, secret: string): Promise<void> {
   await sql.run('UPDATE programs SET webhook_secret = $2 WHERE id = $1', [programId, secret]);
 }

@@ -3,7 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { describe, expect, test } from 'vitest';
 import { PROVIDERS } from '../../src/domain/sale-request.js';
 import { signStripePayload } from '../../src/cli/stripe-fixtures.js';
-import { TRACKING_BODY_LIMIT } from '../../src/http/routes/tracking.js';
+import { MAX_JSON_BYTES } from '../../src/domain/sale-request.js';
 import { WEBHOOK_BODY_LIMIT } from '../../src/http/routes/webhooks.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { fixture } from '../helpers/stripe.js';
@@ -258,7 +258,7 @@ describe('bad input: extremes the generators only sample', () => {
     ['lead unknown field', '/api/v1/track/lead', 'live', `{"customer_key":"deep","click_id":"ck_x","x":${deep(DEPTH)}}`],
     ['click unknown field', '/api/v1/track/click', 'none', `{"ref":"nope","x":${deepObject(10_000)}}`],
   ])('%s nested thousands of levels deep (%s): not a 5xx, the envelope, nothing stored unless 2xx', async (_name, url, key, payload) => {
-    expect(Buffer.byteLength(payload)).toBeLessThanOrEqual(TRACKING_BODY_LIMIT);
+    expect(Buffer.byteLength(payload)).toBeLessThanOrEqual(MAX_JSON_BYTES);
     const m = await merchant();
     const before = await counts(m.t.store);
     const response = await send(m.t, url, payload, key === 'live' ? m.program.apiKey : key === 'test' ? m.program.testApiKey : undefined);
@@ -292,13 +292,13 @@ describe('bad input: extremes the generators only sample', () => {
       return base.replace('"padding":""', `"padding":"${'p'.repeat(size - Buffer.byteLength(base))}"`);
     };
     const before = await counts(m.t.store);
-    const over = await send(m.t, url, padded(TRACKING_BODY_LIMIT + 1), apiKey);
+    const over = await send(m.t, url, padded(MAX_JSON_BYTES + 1), apiKey);
     expect(over.statusCode).toBe(413);
     expect(expectErrorEnvelope(413, over.body).code).toBe('payload_too_large');
     expect(delta(before, await counts(m.t.store))).toEqual({});
 
-    const atLimit = padded(TRACKING_BODY_LIMIT);
-    expect(Buffer.byteLength(atLimit)).toBe(TRACKING_BODY_LIMIT);
+    const atLimit = padded(MAX_JSON_BYTES);
+    expect(Buffer.byteLength(atLimit)).toBe(MAX_JSON_BYTES);
     const read = await send(m.t, url, atLimit, apiKey);
     expect(read.statusCode, read.body).not.toBe(413);
     expect(read.statusCode).toBeLessThan(500);
@@ -429,7 +429,7 @@ describe('bad input: property-based fuzz of the Stripe webhook (fast-check, fixe
     const over = await send(padded(WEBHOOK_BODY_LIMIT + 1), true);
     expect(over.statusCode).toBe(413);
     expect(expectErrorEnvelope(413, over.body).code).toBe('payload_too_large');
-    const unsigned = await send(padded(TRACKING_BODY_LIMIT * 2), false);
+    const unsigned = await send(padded(MAX_JSON_BYTES * 2), false);
     expect(unsigned.statusCode).toBe(400);
     expect(expectErrorEnvelope(400, unsigned.body).code).toBe('invalid_signature');
     expect(delta(before, await counts(m.t.store))).toEqual({});

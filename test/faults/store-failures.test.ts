@@ -95,11 +95,11 @@ describe('store failures during a sale', () => {
     const { t, program } = await withCustomer();
     // One sale first, so the id allocator is warm and the failure is the INSERT itself.
     expect((await t.post(SALE, sale('in_warm'), program.apiKey)).statusCode).toBe(200);
-    await t.store.write((sql) => sql.run('UPDATE customers SET status = $1, first_purchase_date = NULL', ['lead']));
+    await t.store.transaction((sql) => sql.run('UPDATE customers SET status = $1, first_purchase_date = NULL', ['lead']));
     const before = await counts(t.store);
-    await t.store.write((sql) => sql.run(`ALTER TABLE ${table} RENAME TO ${table}_offline`));
+    await t.store.transaction((sql) => sql.run(`ALTER TABLE ${table} RENAME TO ${table}_offline`));
     expectInternalError(await t.post(SALE, sale('in_1'), program.apiKey));
-    await t.store.write((sql) => sql.run(`ALTER TABLE ${table}_offline RENAME TO ${table}`));
+    await t.store.transaction((sql) => sql.run(`ALTER TABLE ${table}_offline RENAME TO ${table}`));
     expect(delta(before, await counts(t.store))).toEqual({});
     expect(await customerStatus(t)).toBe('lead');
 

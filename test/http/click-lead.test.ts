@@ -47,7 +47,7 @@ describe('POST /api/v1/track/click', () => {
   test('inactive ref is 404', async () => {
     const t = await buildTestApp();
     const program = await t.program();
-    await t.store.write((sql) => sql.run("UPDATE partner_programs SET status = 'inactive'"));
+    await t.store.transaction((sql) => sql.run("UPDATE partner_programs SET status = 'inactive'"));
     expect((await t.post('/api/v1/track/click', { ref: program.refCode })).statusCode).toBe(404);
   });
 

@@ -444,7 +444,7 @@ describe('errors (§7.1), in the order of DECISIONS §3', () => {
 
   test('an inactive partner-program record: 400 no_attribution', async () => {
     const { t, program } = await withCustomer();
-    await t.store.write((sql) => sql.run("UPDATE partner_programs SET status = 'inactive'"));
+    await t.store.transaction((sql) => sql.run("UPDATE partner_programs SET status = 'inactive'"));
     expect((await t.post(SALE, sale(), program.apiKey)).json().error.code).toBe('no_attribution');
     await nothingStored(t);
   });
@@ -471,7 +471,7 @@ describe('errors (§7.1), in the order of DECISIONS §3', () => {
 
   test('a store failure while recording: 500 internal_error, nothing stored; the same request succeeds afterwards', async () => {
     const { t, program } = await withCustomer();
-    await t.store.write((sql) => sql.run('ALTER TABLE commissions RENAME TO commissions_offline'));
+    await t.store.transaction((sql) => sql.run('ALTER TABLE commissions RENAME TO commissions_offline'));
     const failed = await t.post(SALE, sale(), program.apiKey);
     expect(failed.statusCode).toBe(500);
     expect(failed.json()).toEqual({
@@ -480,7 +480,7 @@ describe('errors (§7.1), in the order of DECISIONS §3', () => {
     });
     expect(await t.count('sale_events')).toBe(0);
     expect(await t.count('sale_transactions')).toBe(0);
-    await t.store.write((sql) => sql.run('ALTER TABLE commissions_offline RENAME TO commissions'));
+    await t.store.transaction((sql) => sql.run('ALTER TABLE commissions_offline RENAME TO commissions'));
     expect((await t.post(SALE, sale(), program.apiKey)).json()).toMatchObject({ sale_id: expect.any(Number), commission_id: expect.any(Number) });
     expect(await t.count('sale_events')).toBe(1);
   });

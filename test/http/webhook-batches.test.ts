@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { applyDelivery, applyRerun, type Applied } from '../../src/domain/stripe/apply.js';
-import { reattribute } from '../../src/domain/stripe/deferred.js';
-import { planEvent } from '../../src/domain/stripe/record.js';
+import { planEvent } from '../../src/domain/stripe/plan.js';
+import { reattribute } from '../../src/domain/stripe/rerun.js';
+import { applyDelivery, applyRerun, type Applied } from '../../src/domain/stripe/store-events.js';
 import { parseEnvelope } from '../../src/domain/stripe/schema.js';
 import { buildTestApp, type ProgramFixture, type TestApp } from '../helpers/app.js';
 import { fixture } from '../helpers/stripe.js';

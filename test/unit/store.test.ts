@@ -27,7 +27,7 @@ describe('migrations', () => {
   test('an existing file is migrated forward on open, keeping its data; reopening applies nothing twice', async () => {
     const file = tempFile();
     const v1 = await Store.open(file, { migrations: [migrations[0]] });
-    await v1.write((sql) => sql.run("INSERT INTO partners (id, name, email, created_at) VALUES (1, 'Old', 'old@example.com', TIMESTAMP '2026-01-01')"));
+    await v1.transaction((sql) => sql.run("INSERT INTO partners (id, name, email, created_at) VALUES (1, 'Old', 'old@example.com', TIMESTAMP '2026-01-01')"));
     await v1.close();
 
     const v2 = { version: 99, name: 'add-partner-note', sql: 'ALTER TABLE partners ADD COLUMN note VARCHAR' };
@@ -44,7 +44,7 @@ describe('migrations', () => {
   test('migration 003 takes the report day off test clicks stored before it, and only theirs', async () => {
     const file = tempFile();
     const v2 = await Store.open(file, { migrations: migrations.slice(0, 2) });
-    await v2.write((sql) =>
+    await v2.transaction((sql) =>
       sql.run(`INSERT INTO clicks (id, click_id, program_id, partner_program_id, is_test, created_at, day) VALUES
         (1, 'ck_1_a', 1, 1, false, TIMESTAMP '2026-03-01 10:00', DATE '2026-03-01'),
         (2, 'ck_2_b', 1, 1, true, TIMESTAMP '2026-03-01 11:00', DATE '2026-03-01')`),
@@ -59,7 +59,7 @@ describe('migrations', () => {
   test('migration 004 gives customers stored before it the click id value of their click; a customer without a click keeps none', async () => {
     const file = tempFile();
     const v3 = await Store.open(file, { migrations: migrations.slice(0, 3) });
-    await v3.write((sql) =>
+    await v3.transaction((sql) =>
       sql.run(`INSERT INTO clicks (id, click_id, program_id, partner_program_id, is_test, created_at, day) VALUES
           (7, 'ck_7_secret', 1, 1, false, TIMESTAMP '2026-03-01 10:00', DATE '2026-03-01');
         INSERT INTO customers (id, customer_ref, program_id, customer_key, click_id, partner_program_id, signup_date, attributed_from, status, signup_day) VALUES
@@ -84,29 +84,29 @@ describe('migrations', () => {
   });
 });
 
-describe('the writer queue (group commit)', () => {
-  test('a job failing at the SQL level does not take the other jobs of its batch down', async () => {
+describe('transactions on the writer connection', () => {
+  test('a transaction failing at the SQL level does not take the transactions queued beside it down', async () => {
     const store = await Store.open(':memory:');
-    await store.write((sql) => sql.run('CREATE TABLE t (k VARCHAR PRIMARY KEY)'));
+    await store.transaction((sql) => sql.run('CREATE TABLE t (k VARCHAR PRIMARY KEY)'));
     const results = await Promise.allSettled([
-      store.write((sql) => sql.run("INSERT INTO t VALUES ('a')")),
-      store.write((sql) => sql.run("INSERT INTO t VALUES ('a')")), // duplicate key inside the same batch
-      store.write((sql) => sql.run("INSERT INTO t VALUES ('b')")),
+      store.transaction((sql) => sql.run("INSERT INTO t VALUES ('a')")),
+      store.transaction((sql) => sql.run("INSERT INTO t VALUES ('a')")), // duplicate key inside the same batch
+      store.transaction((sql) => sql.run("INSERT INTO t VALUES ('b')")),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(await store.read((sql) => sql.all('SELECT k FROM t ORDER BY k'))).toEqual([{ k: 'a' }, { k: 'b' }]);
     await store.close();
   });
 
-  test('a domain error thrown before writing rejects only its own job', async () => {
+  test('an error thrown before writing rejects only its own transaction', async () => {
     const store = await Store.open(':memory:');
-    await store.write((sql) => sql.run('CREATE TABLE t (k VARCHAR PRIMARY KEY)'));
+    await store.transaction((sql) => sql.run('CREATE TABLE t (k VARCHAR PRIMARY KEY)'));
     const results = await Promise.allSettled([
-      store.write((sql) => sql.run("INSERT INTO t VALUES ('a')")),
-      store.write(async () => {
+      store.transaction((sql) => sql.run("INSERT INTO t VALUES ('a')")),
+      store.transaction(async () => {
         throw new AppError('conflict', 'no');
       }),
-      store.write((sql) => sql.run("INSERT INTO t VALUES ('b')")),
+      store.transaction((sql) => sql.run("INSERT INTO t VALUES ('b')")),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(AppError);
@@ -114,12 +114,12 @@ describe('the writer queue (group commit)', () => {
     await store.close();
   });
 
-  test('a job that throws after writing leaves none of its writes behind', async () => {
+  test('a transaction that throws after writing leaves none of its writes behind', async () => {
     const store = await Store.open(':memory:');
-    await store.write((sql) => sql.run('CREATE TABLE t (k VARCHAR)'));
+    await store.transaction((sql) => sql.run('CREATE TABLE t (k VARCHAR)'));
     const results = await Promise.allSettled([
-      store.write((sql) => sql.run("INSERT INTO t VALUES ('kept')")),
-      store.write(async (sql) => {
+      store.transaction((sql) => sql.run("INSERT INTO t VALUES ('kept')")),
+      store.transaction(async (sql) => {
         await sql.run("INSERT INTO t VALUES ('half')");
         throw new AppError('conflict', 'changed my mind');
       }),
@@ -133,7 +133,7 @@ describe('the writer queue (group commit)', () => {
     const file = tempFile();
     const store = await Store.open(file);
     const writes = Array.from({ length: 50 }, (_, i) =>
-      store.write((sql) => sql.run('INSERT INTO partners (id, name, email, created_at) VALUES ($1, $2, $3, $4)', [i + 1, 'P', `p${i}@example.com`, new Date()])),
+      store.transaction((sql) => sql.run('INSERT INTO partners (id, name, email, created_at) VALUES ($1, $2, $3, $4)', [i + 1, 'P', `p${i}@example.com`, new Date()])),
     );
     await store.close();
     await Promise.all(writes);
@@ -153,7 +153,7 @@ describe('appending rows', () => {
 
   test('appended rows commit with their transaction, values as given (NULL, BIGINT, TIMESTAMP)', async () => {
     const store = await Store.open(tempFile());
-    await store.write((sql) => sql.append('sale_transactions', LEDGER, [entry('a'), { ...entry('b'), sale_id: 2 ** 40 }]));
+    await store.transaction((sql) => sql.append('sale_transactions', LEDGER, [entry('a'), { ...entry('b'), sale_id: 2 ** 40 }]));
     const rows = await store.read((sql) => sql.all('SELECT txn_key, sale_id, created_at FROM sale_transactions ORDER BY txn_key'));
     expect(rows).toEqual([
       { txn_key: 'a', sale_id: null, created_at: new Date('2026-03-01T10:00:00Z') },
@@ -162,13 +162,13 @@ describe('appending rows', () => {
     await store.close();
   });
 
-  test('a key violation at the append fails its job alone and leaves none of its rows; batch neighbours commit', async () => {
+  test('a key violation at the append fails its transaction alone and leaves none of its rows; queued neighbours commit', async () => {
     const store = await Store.open(tempFile());
-    await store.write((sql) => sql.append('sale_transactions', LEDGER, [entry('a')]));
+    await store.transaction((sql) => sql.append('sale_transactions', LEDGER, [entry('a')]));
     const results = await Promise.allSettled([
-      store.write((sql) => sql.append('sale_transactions', LEDGER, [entry('b')])),
-      store.write((sql) => sql.append('sale_transactions', LEDGER, [entry('c'), entry('a')])),
-      store.write((sql) => sql.append('sale_transactions', LEDGER, [entry('d')])),
+      store.transaction((sql) => sql.append('sale_transactions', LEDGER, [entry('b')])),
+      store.transaction((sql) => sql.append('sale_transactions', LEDGER, [entry('c'), entry('a')])),
+      store.transaction((sql) => sql.append('sale_transactions', LEDGER, [entry('d')])),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/primary key/i);
@@ -179,7 +179,7 @@ describe('appending rows', () => {
   test("columns that are not the table's, in its order, are refused before anything is written", async () => {
     const store = await Store.open(tempFile());
     const swapped: Columns<Ledger> = [LEDGER[1], LEDGER[0], ...LEDGER.slice(2)];
-    await expect(store.write((sql) => sql.append('sale_transactions', swapped, [entry('a')]))).rejects.toThrow(
+    await expect(store.transaction((sql) => sql.append('sale_transactions', swapped, [entry('a')]))).rejects.toThrow(
       'append to sale_transactions: columns (program_id BIGINT, txn_key VARCHAR, mode VARCHAR, transaction_id VARCHAR, sale_id BIGINT, created_at TIMESTAMP) are not the table\'s (txn_key VARCHAR, program_id BIGINT, mode VARCHAR, transaction_id VARCHAR, sale_id BIGINT, created_at TIMESTAMP)',
     );
     expect(await keys(store)).toEqual([]);

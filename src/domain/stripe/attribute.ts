@@ -1,14 +1,15 @@
 import type { Sql } from '../../store/db.js';
-import { type AttributableCustomer, findCustomersByKeys, inProgram, type Matches } from '../../store/tracking.js';
+import { programKey } from '../../store/program-key.js';
+import { type AttributableCustomer, findCustomersByKeys, type Matches } from '../../store/tracking.js';
 import * as webhooks from '../../store/webhooks.js';
 import type { Match } from '../../store/webhooks.js';
 import { findCustomersByClickIds } from '../tracking.js';
-import type { AttributionHints } from './plan.js';
+import type { AttributionHints } from './event-plan.js';
 
 /** An event's attribution question: its program and what identifies its customer. */
 export type Wanted = { programId: number; hints: AttributionHints };
 
-/** One step of §6 for a batch: what it looks for in an event's hints, and the customers of those values by inProgram(program, value). */
+/** One step of §6 for a batch: what it looks for in an event's hints, and the customers of those values by programKey(program, value). */
 type Step = {
   value(hints: AttributionHints): string | undefined;
   find(sql: Sql, values: Match[]): Promise<Matches>;
@@ -40,7 +41,7 @@ export async function resolveCustomers(sql: Sql, events: Wanted[]): Promise<Arra
     });
     if (open.length === 0) continue;
     const found = await step.find(sql, open);
-    for (const { i, programId, value } of open) customers[i] = found.get(inProgram(programId, value));
+    for (const { i, programId, value } of open) customers[i] = found.get(programKey(programId, value));
   }
   return customers;
 }

@@ -1,5 +1,5 @@
 import { idOf, METADATA, metadataValue, type StripeCheckoutSession } from './event.js';
-import { currencyOf, type EventPlan, isOtherProgram, skip } from './plan.js';
+import { currencyOf, type EventPlan, isOtherProgram, skip } from './event-plan.js';
 
 /**
  * checkout.session.completed, and checkout.session.async_payment_succeeded for a delayed method

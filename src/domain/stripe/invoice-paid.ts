@@ -2,7 +2,7 @@ import {
   idOf, invoiceSubscriptionId, invoiceSubscriptionMetadata, invoiceTaxCents, METADATA, metadataValue, renewalSkipReason,
   type StripeInvoice,
 } from './event.js';
-import { currencyOf, type EventPlan, isOtherProgram, skip } from './plan.js';
+import { currencyOf, type EventPlan, isOtherProgram, skip } from './event-plan.js';
 
 /**
  * invoice.payment_succeeded and invoice.paid: renewals only (billing_reason subscription_cycle);

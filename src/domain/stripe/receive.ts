@@ -1,14 +1,23 @@
-import * as webhooks from '../../store/webhooks.js';
 import type { WebhookEventSummary, WebhookOutcome } from '../../store/webhooks.js';
 import type { Deps } from '../deps.js';
-import { cachedProgram, changingProgram } from '../program-cache.js';
-import { requireProgram } from '../provisioning.js';
-import { applyDelivery } from './apply.js';
-import { reattribute } from './deferred.js';
-import { type OutcomeReason, planEvent } from './record.js';
+import { cachedProgram } from '../program-cache.js';
+import type { OutcomeReason } from './decide.js';
+import { planEvent } from './plan.js';
+import { reattribute } from './rerun.js';
+import { applyDelivery } from './store-events.js';
 import { verifyStripeEvent } from './verify.js';
 
-export type { OutcomeReason } from './record.js';
+/*
+ * The Stripe webhook pipeline (docs/architecture.md, "Webhooks"), one file per stage:
+ *   1. verify.ts        the signature over the raw body, against the program's secret and the service clock
+ *   2. plan.ts          pure: what the event type asks for (checkout-session.ts, invoice-paid.ts), no lookups
+ *   3. decide.ts        in the writer's transaction: attribution (attribute.ts) and the sale (recordSales)
+ *   4. store-events.ts  the batch of deliveries: stored once per (program, event id), redeliveries answered
+ *   5. rerun.ts         events skipped as no_attribution that a new sale made attributable, decided again
+ * admin.ts holds the operator's side (signing secret, event listing).
+ */
+
+export type { OutcomeReason } from './decide.js';
 
 /** The answer to Stripe, and what a redelivery answers again. */
 export type WebhookResult = {
@@ -25,7 +34,7 @@ export type WebhookResult = {
 /**
  * POST /api/v1/webhooks/stripe/:programId: unknown program 404, bad signature 400, then the
  * event's outcome, stored once per (program, event id). A redelivery answers the stored outcome.
- * A recorded sale then re-runs the events it made attributable (deferred.ts).
+ * A recorded sale then re-runs the events it made attributable.
  */
 export async function receiveStripeWebhook(deps: Deps, programId: number, rawBody: Buffer, signature: string | undefined): Promise<WebhookResult> {
   const { program } = await deps.store.read((sql) => cachedProgram(deps.store, sql, programId));
@@ -52,42 +61,4 @@ function resultOf(row: WebhookEventSummary, redelivery: boolean): WebhookResult 
     sale_id: row.sale_id,
     redelivery,
   };
-}
-
-export type WebhookEventView = {
-  eventId: string;
-  type: string;
-  outcome: WebhookOutcome;
-  reason: string | null;
-  saleId: number | null;
-  receivedAt: string;
-};
-
-/**
- * POST /api/admin/programs/:programId/webhook-secret: Stripe generates each endpoint's signing
- * secret, so the program's generated one is replaced by it when the endpoint is connected.
- */
-export async function setWebhookSecret({ store }: Deps, programId: number, secret: string): Promise<{ programId: number; webhookSecret: string }> {
-  return changingProgram(store, programId, () =>
-    store.write(async (sql) => {
-      await requireProgram(sql, programId);
-      await webhooks.setWebhookSecret(sql, programId, secret);
-      return { programId, webhookSecret: secret };
-    }),
-  );
-}
-
-/** GET /api/admin/programs/:programId/webhook-events: newest first. */
-export async function listWebhookEvents({ store }: Deps, programId: number, limit: number): Promise<WebhookEventView[]> {
-  return store.read(async (sql) => {
-    await requireProgram(sql, programId);
-    return (await webhooks.listWebhookEvents(sql, programId, limit)).map((e) => ({
-      eventId: e.event_id,
-      type: e.type,
-      outcome: e.outcome,
-      reason: e.reason,
-      saleId: e.sale_id,
-      receivedAt: e.received_at.toISOString(),
-    }));
-  });
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { invalidRequest } from '../../errors.js';
 import type { StripeCheckoutSession, StripeInvoice } from './event.js';
-import { type EventPlan, skip } from './plan.js';
+import { type EventPlan, skip } from './event-plan.js';
 
 /*
  * Runtime checks of the parts of a verified event that partnerkit reads. The signature proves who

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../app.js';
 import { percentToBasisPoints } from '../../domain/commission.js';
 import * as provisioning from '../../domain/provisioning.js';
-import { listWebhookEvents, setWebhookSecret } from '../../domain/stripe/receive.js';
+import { listWebhookEvents, setWebhookSecret } from '../../domain/stripe/admin.js';
 import type { CommissionRule } from '../../store/programs.js';
 import { adminAuth } from '../auth.js';
 import { id, programParams } from '../params.js';

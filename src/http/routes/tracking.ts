@@ -1,15 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AppError } from '../../errors.js';
-import { saleRequestSchema } from '../../domain/sale-request.js';
-import { trackSale } from '../../domain/track-sale.js';
-import { trackClick, trackLead } from '../../domain/tracking.js';
+import { AppError, invalidRequest } from '../../errors.js';
+import { CURRENCIES, saleRequestSchema, type SaleRequest } from '../../domain/sale-request.js';
+import { trackSale, type SaleOutcome } from '../../domain/track-sale.js';
+import { trackClick, trackLead, type ClickOutcome, type LeadOutcome } from '../../domain/tracking.js';
 import type { AppDeps } from '../../app.js';
 import { apiKeyAuth } from '../auth.js';
 import { errorResponses } from '../openapi.js';
-
-/** The tracking API accepts at most 64 KiB per request. */
-export const TRACKING_BODY_LIMIT = 64 * 1024;
 
 const key = z.string().min(1).max(255);
 
@@ -59,7 +56,6 @@ export function trackingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     app.post(
       '/api/v1/track/click',
       {
-        bodyLimit: TRACKING_BODY_LIMIT,
         schema: {
           tags: ['tracking'],
           summary: 'Record a click on a referral link',
@@ -67,14 +63,13 @@ export function trackingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           response: { 200: z.object({ click_id: z.string() }), ...errorResponses },
         },
       },
-      (request) => trackClick(deps, request.body),
+      async (request) => clickResponse(request.body.ref, await trackClick(deps, request.body)),
     );
 
     // POST /api/v1/track/lead: binds a customer key to the click's partner.
     app.post(
       '/api/v1/track/lead',
       {
-        bodyLimit: TRACKING_BODY_LIMIT,
         onRequest: authenticate,
         config: { rateLimit },
         schema: {
@@ -88,14 +83,13 @@ export function trackingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           },
         },
       },
-      (request) => trackLead(deps, request.apiKey!, request.body),
+      async (request) => leadResponse(request.body, await trackLead(deps, request.apiKey!, request.body)),
     );
 
     // POST /api/v1/track/sale: server-side only, so no CORS headers are ever sent.
     app.post(
       '/api/v1/track/sale',
       {
-        bodyLimit: TRACKING_BODY_LIMIT,
         onRequest: authenticate,
         config: { rateLimit },
         schema: {
@@ -106,10 +100,69 @@ export function trackingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           response: { 200: z.union([liveSaleResponse, testSaleResponse]), ...errorResponses },
         },
       },
-      (request) => {
+      async (request) => {
         const key = request.apiKey!;
-        return trackSale(deps, { programId: key.program_id, apiKeyId: key.id, keyMode: key.mode, source: 'api' }, request.body);
+        return saleResponse(request.body, await trackSale(deps, { programId: key.program_id, apiKeyId: key.id, keyMode: key.mode, source: 'api' }, request.body));
       },
     );
   };
+}
+
+// The outcomes of the tracking calls as responses: each refusal becomes its error here, once.
+
+function clickResponse(ref: string, outcome: ClickOutcome) {
+  if (outcome.kind === 'unknown_ref') throw new AppError('not_found', `No active referral link with ref ${ref}`);
+  return { click_id: outcome.clickId };
+}
+
+function leadResponse(input: { click_id: string }, outcome: LeadOutcome) {
+  switch (outcome.kind) {
+    case 'recorded':
+      return { success: true as const, customer_id: outcome.customerId, message: 'Lead tracked' };
+    case 'existing':
+      return { success: true as const, customer_id: outcome.customerId, message: 'Customer already tracked' };
+    case 'test_mode':
+      return { success: true as const, customer_id: null, message: 'Test mode: lead validated, nothing recorded' };
+    case 'no_attribution':
+      throw new AppError('no_attribution', 'click_id does not match a click of this program', { click_id: input.click_id });
+  }
+}
+
+function saleResponse(request: SaleRequest, outcome: SaleOutcome) {
+  switch (outcome.kind) {
+    case 'recorded':
+      return {
+        success: true as const,
+        sale_id: outcome.saleId,
+        commission_id: outcome.commissionId,
+        message: outcome.commissionId === null ? 'Sale recorded; the recurring commission period has ended' : 'Sale and commission recorded',
+      };
+    case 'test_recorded':
+      return {
+        success: true as const,
+        message: 'Test sale recorded; no commission created',
+        data: { eventId: outcome.eventId, programId: outcome.programId, test_mode: true as const },
+      };
+    case 'window_expired':
+      return { success: true as const, sale_id: null, commission_id: null, message: 'Attribution window expired; no sale or commission recorded' };
+    case 'duplicate':
+      throw new AppError('duplicate_transaction', `Transaction ${request.transaction_id} was already recorded`, { sale_id: outcome.saleId });
+    case 'refused':
+      switch (outcome.reason) {
+        case 'missing_fields':
+          throw invalidRequest(outcome.fields.map((field) => ({ field, message: 'Required' })));
+        case 'unsupported_currency':
+          throw new AppError('unsupported_currency', `Currency ${outcome.currency} is not supported; use USD, EUR or VND`, {
+            currency: outcome.currency,
+            supported: CURRENCIES,
+          });
+        case 'no_attribution':
+          throw new AppError('no_attribution', 'Neither customer_key nor click_id matches a customer of this program', {
+            customer_key: outcome.customerKey,
+            click_id: outcome.clickId,
+          });
+        case 'partner_inactive':
+          throw new AppError('no_attribution', "The customer's partner is not active in this program", { customer_id: outcome.customerId });
+      }
+  }
 }

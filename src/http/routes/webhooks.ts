@@ -5,7 +5,7 @@ import { receiveStripeWebhook } from '../../domain/stripe/receive.js';
 import { errorResponses } from '../openapi.js';
 import { programParams } from '../params.js';
 
-/** Stripe's events are far below this; the tracking API's 64 KiB would refuse large invoices. */
+/** Stripe's events are far below this; the API's usual 64 KiB would refuse large invoices. */
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 
 const webhookResult = z.object({

@@ -1,40 +1,18 @@
-import { AppError } from '../../errors.js';
 import type { Sql } from '../../store/db.js';
-import * as webhooks from '../../store/webhooks.js';
+import { programKey } from '../../store/program-key.js';
 import type { AttributableCustomer } from '../../store/tracking.js';
+import * as webhooks from '../../store/webhooks.js';
 import type { DeferralKeys, WebhookOutcome } from '../../store/webhooks.js';
 import type { Deps } from '../deps.js';
 import { saleRequestSchema } from '../sale-request.js';
-import { pendingSale, type PendingSale, recordSales, type SaleResult } from '../track-sale.js';
-import type { Outcome } from '../write-batcher.js';
+import { pendingSale, type PendingSale, recordSales, type SaleOutcome, type SaleRefusal } from '../track-sale.js';
+import type { BatchRun } from '../write-batcher.js';
 import { resolveCustomers } from './attribute.js';
-import { checkoutSessionPaid } from './checkout-session.js';
-import { invoicePaid } from './invoice-paid.js';
-import { type AttributionHints, type EventPlan, type SaleFields, skip, type SkipReason } from './plan.js';
-import { checkedCheckoutSession, checkedInvoice, handledEnvelopeSchema, type ObjectHandler, type VerifiedEvent } from './schema.js';
+import type { AttributionHints, SaleFields, SkipReason } from './event-plan.js';
+import type { PlannedEvent } from './plan.js';
 
 /** Why an event has its outcome: a skip reason, or a note on a recorded one. */
 export type OutcomeReason = SkipReason | 'already_recorded' | 'test_mode';
-
-/** One function per event type, each reading its object only after its schema; every other type is ignored. */
-const handlers = new Map<string, ObjectHandler>([
-  ['checkout.session.completed', checkedCheckoutSession(checkoutSessionPaid)],
-  ['checkout.session.async_payment_succeeded', checkedCheckoutSession(checkoutSessionPaid)],
-  ['invoice.payment_succeeded', checkedInvoice(invoicePaid)],
-  ['invoice.paid', checkedInvoice(invoicePaid)],
-]);
-
-/** What a verified event asks for, with the envelope fields its sale reads. */
-export type PlannedEvent = { plan: EventPlan; created?: number; live: boolean };
-
-/** Pure: no lookups. A handled event whose read fields have unexpected types is malformed_event. */
-export function planEvent(event: VerifiedEvent, programId: number): PlannedEvent {
-  const handler = handlers.get(event.type);
-  if (!handler) return { plan: { outcome: 'ignored', reason: 'unhandled_event_type' }, live: true };
-  const envelope = handledEnvelopeSchema.safeParse(event);
-  if (!envelope.success) return { plan: skip('malformed_event'), live: true };
-  return { plan: handler(event.data.object, programId), created: envelope.data.created, live: envelope.data.livemode !== false };
-}
 
 export type Decision = {
   outcome: WebhookOutcome;
@@ -70,12 +48,12 @@ export type EventToDecide = { programId: number; planned: PlannedEvent };
 type SaleToRecord = { index: number; pending: PendingSale; customer: AttributableCustomer | undefined; sale: SaleFields; hints: AttributionHints; live: boolean };
 
 /**
- * The plans carried out inside the writer's transaction: no sale, or a sale attributed in the order
- * of §6 (one round trip per step for a wave of events) and recorded through the sale endpoint's
- * recordSales with that customer's key: validation, duplicates, window and commission are its code.
- * The provider customer links are written with each wave.
+ * Stage 3: the plans carried out inside the writer's transaction: no sale, or a sale attributed in
+ * the order of docs/behaviour.md §5.6 (one round trip per step for a wave of events) and recorded
+ * through the sale endpoint's recordSales with that customer's key: validation, duplicates, window
+ * and commission are its code. The provider customer links are written with each wave.
  */
-export async function decideEvents(deps: Deps, sql: Sql, events: EventToDecide[], run: { afterFailure: boolean }): Promise<Decision[]> {
+export async function decideEvents(deps: Deps, sql: Sql, events: EventToDecide[], run: BatchRun): Promise<Decision[]> {
   const decisions: Decision[] = [];
   for (const wave of waves(events)) {
     const withSale = wave.flatMap((index) => {
@@ -110,7 +88,7 @@ function waves(events: EventToDecide[]): number[][] {
   const out: number[][] = [];
   const lastWave = new Map<string, number>();
   events.forEach(({ programId, planned }, index) => {
-    const related = Object.entries(deferralKeys(planned)).flatMap(([kind, id]) => (id ? [`${programId}:${kind}:${id}`] : []));
+    const related = Object.entries(deferralKeys(planned)).flatMap(([kind, id]) => (id ? [programKey(programId, kind, id)] : []));
     const wave = Math.max(0, ...related.map((key) => (lastWave.get(key) ?? -1) + 1));
     for (const key of related) lastWave.set(key, wave);
     (out[wave] ??= []).push(index);
@@ -139,40 +117,41 @@ function prepareSale(
     livemode: live ? undefined : false,
   });
   if (!request.success) return skipped('invalid_sale');
-  try {
-    const pending = pendingSale({ programId, apiKeyId: null, keyMode: 'live', source: 'stripe' }, request.data);
-    return { pending: { ...pending, customer } };
-  } catch (error) {
-    return refusal(error);
-  }
+  const pending = pendingSale({ programId, apiKeyId: null, keyMode: 'live', source: 'stripe' }, request.data);
+  return 'refused' in pending ? skipped(skipReasonOf(pending.refused)) : { pending: { ...pending, customer } };
 }
 
-/** What recordSales answered, as the event's outcome. */
-function saleDecision({ customer, sale, hints, live }: SaleToRecord, outcome: Outcome<SaleResult>): Decision {
+/** What recordSales answered, as the event's outcome: the one mapping of sale outcomes to webhook outcomes. */
+function saleDecision({ customer, sale, hints, live }: SaleToRecord, outcome: SaleOutcome): Decision {
   const recorded = (reason: 'already_recorded' | null, saleId: number): Decision => ({
     outcome: 'recorded', reason, saleId, link: linkOf(customer, hints), unlocks: unlocksOf(customer, sale, hints),
   });
-  if (outcome.ok) {
-    const result = outcome.value;
-    if ('data' in result) return { outcome: 'recorded', reason: 'test_mode', saleId: null };
-    if (result.sale_id === null) return skipped('attribution_window_expired');
-    return recorded(null, result.sale_id);
+  switch (outcome.kind) {
+    case 'recorded':
+      return recorded(null, outcome.saleId);
+    case 'test_recorded':
+      return { outcome: 'recorded', reason: 'test_mode', saleId: null };
+    case 'window_expired':
+      return skipped('attribution_window_expired');
+    case 'duplicate':
+      // The sale exists (an earlier event of the same payment): its outcome, not an error.
+      if (!live) return { outcome: 'recorded', reason: 'test_mode', saleId: null };
+      return outcome.saleId === null ? skipped('attribution_window_expired') : recorded('already_recorded', outcome.saleId);
+    case 'refused':
+      return skipped(skipReasonOf(outcome));
   }
-  if (outcome.error.code !== 'duplicate_transaction') return refusal(outcome.error);
-  // The sale exists (an earlier event of the same payment): its outcome, not an error.
-  if (!live) return { outcome: 'recorded', reason: 'test_mode', saleId: null };
-  const saleId = (outcome.error.details as { sale_id: number | null }).sale_id;
-  if (saleId === null) return skipped('attribution_window_expired');
-  return recorded('already_recorded', saleId);
 }
 
-/** A refusal of the sale path as a skip; any other error is not the event's and fails its delivery. */
-function refusal(error: unknown): Decision {
-  if (!(error instanceof AppError)) throw error;
-  if (error.code === 'no_attribution') return skipped('no_attribution');
-  if (error.code === 'unsupported_currency') return skipped('unsupported_currency');
-  if (error.code === 'invalid_request') return skipped('invalid_sale');
-  throw error;
+function skipReasonOf(refusal: SaleRefusal): SkipReason {
+  switch (refusal.reason) {
+    case 'no_attribution':
+    case 'partner_inactive':
+      return 'no_attribution';
+    case 'unsupported_currency':
+      return 'unsupported_currency';
+    case 'missing_fields':
+      return 'invalid_sale';
+  }
 }
 
 function linkOf(customer: AttributableCustomer | undefined, hints: AttributionHints): Decision['link'] {

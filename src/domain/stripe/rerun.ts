@@ -1,15 +1,15 @@
 import * as webhooks from '../../store/webhooks.js';
 import type { DeferralKeys } from '../../store/webhooks.js';
 import type { Deps } from '../deps.js';
-import { applyRerun } from './apply.js';
-import { planEvent } from './record.js';
+import { planEvent } from './plan.js';
 import { parseEnvelope } from './schema.js';
+import { applyRerun } from './store-events.js';
 
 /*
- * Deferred attribution: Stripe does not deliver in order, so a renewal can arrive before the
+ * Stage 5, deferred attribution: Stripe does not deliver in order, so a renewal can arrive before the
  * checkout that identifies its customer and be skipped as no_attribution. When a sale makes such
  * events attributable (it records a sale of their subscription, or links their provider customer
- * to a customer), they are decided again in the writer (apply.ts) and their stored outcome updated.
+ * to a customer), they are decided again in the writer (store-events.ts) and their stored outcome updated.
  * The sale path dedupes by transaction id and a re-run only applies to an event still
  * unattributed, so concurrent or repeated re-runs record each sale once.
  */

@@ -1,0 +1,48 @@
+import type { SaleRequest } from '../sale-request.js';
+import { METADATA, metadataValue, type StripeMetadata } from './event.js';
+
+/** Why an event recorded no sale (stored with the event and answered in the body). */
+export type SkipReason =
+  | 'unhandled_event_type'
+  | 'payment_not_completed'
+  | 'not_subscription_cycle'
+  | 'non_positive_amount'
+  | 'program_mismatch'
+  | 'no_attribution'
+  | 'attribution_window_expired'
+  | 'unsupported_currency'
+  | 'invalid_sale'
+  /** A signed event whose fields partnerkit reads have unexpected types (schema.ts). */
+  | 'malformed_event';
+
+/** What identifies the customer, tried in the order of §6 (see attribute.ts). */
+export type AttributionHints = {
+  clickId?: string;
+  email?: string;
+  providerCustomerId?: string;
+  customerKey?: string;
+  /** Renewals: the subscription whose earlier sale names the customer. */
+  subscriptionId?: string;
+};
+
+export type SaleFields = Omit<SaleRequest, 'customer_key' | 'click_id'> & { transaction_id: string; amount_cents: number };
+
+/** What an event handler decides before any lookup: no sale, or a sale to attribute and record. */
+export type EventPlan =
+  | { outcome: 'ignored' | 'skipped'; reason: SkipReason }
+  | { sale: SaleFields; hints: AttributionHints };
+
+export function skip(reason: SkipReason): EventPlan {
+  return { outcome: 'skipped', reason };
+}
+
+/** metadata program_id naming another program skips the event (DECISIONS §5). */
+export function isOtherProgram(metadata: StripeMetadata | null | undefined, programId: number): boolean {
+  const named = metadataValue(metadata, METADATA.programId);
+  return named !== undefined && named !== String(programId);
+}
+
+/** Stripe sends lower-case ISO codes; the sale endpoint's are upper-case. */
+export function currencyOf(currency: string | null | undefined): string | undefined {
+  return currency ? currency.toUpperCase() : undefined;
+}
