@@ -1,5 +1,6 @@
-// npm run bench [-- section ...]: the figures of issue 7, each beside a ceiling measured in the same
-// run on the same machine; prints a table and writes the figures to bench/results.json.
+// npm run bench [-- section ...]: the figures and targets of docs/architecture.md §11, each beside a
+// ceiling measured in the same run on the same machine; prints a table and writes the figures to
+// bench/results.json.
 // Sections: sales, webhooks, profile, demo, reports, scaling (default: all). BENCH_CLICKS scales the demo
 // and report data down for a quick try (default 10,000,000); BENCH_SCALING lists the scaling sizes.
 import { mkdirSync, writeFileSync } from 'node:fs';
