@@ -6,7 +6,7 @@ export const PROVIDERS = [
   'stripe', 'paddle', 'lemonsqueezy', 'paypal', 'braintree', 'chargebee', 'recurly', 'adyen', 'square', 'polar', 'other',
 ] as const;
 
-/** The largest JSON body the API accepts, and so the largest line_items a sale can carry (docs/behaviour.md §3.2). */
+/** The largest JSON body the API accepts, and so the largest line_items a sale can carry (docs/behaviour.md §4.2). */
 export const MAX_JSON_BYTES = 64 * 1024;
 
 export const CURRENCIES = ['USD', 'EUR', 'VND'] as const;

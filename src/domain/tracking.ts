@@ -117,7 +117,7 @@ async function recordLeads({ store, clock }: Deps, sql: Sql, leads: PendingLead[
 
 const recordLead = batched(recordLeads);
 
-/** POST /api/v1/track/lead: binds the merchant's customer key to the partner of a click (docs/behaviour.md §2.6). */
+/** POST /api/v1/track/lead: binds the merchant's customer key to the partner of a click (docs/behaviour.md §3.2). */
 export async function trackLead(deps: Deps, apiKey: ApiKeyRow, input: LeadInput): Promise<LeadOutcome> {
   if (apiKey.mode === 'test') return { kind: 'test_mode' };
   return recordLead(deps, { programId: apiKey.program_id, input });

@@ -19,7 +19,7 @@ type Waiting<I, R> = { item: I; resolve(outcome: R): void; reject(error: unknown
 const MAX_BATCH = 256;
 
 /**
- * The write path of every tracked event (docs/architecture.md, "The write path"). Items that arrive
+ * The write path of every tracked event (docs/architecture.md §4). Items that arrive
  * while the writer is busy wait here and are recorded together: a fixed number of statements per
  * batch instead of per item, in one transaction, each caller answered after its COMMIT. The one
  * retry policy: a batch that fails runs once more with every check (afterFailure), then one item at

@@ -209,7 +209,7 @@ type Transaction = {
 };
 
 export type StoreOptions = {
-  /** Reader connections; each serves one request at a time (docs/architecture.md, "DuckDB"). */
+  /** Reader connections; each serves one request at a time (docs/architecture.md §6). */
   readers?: number;
   threads?: number;
   migrations?: readonly Migration[];
@@ -279,7 +279,7 @@ export class Store {
 
   /**
    * The next id for a table. Ids are allocated by this process, which alone holds the file, so the
-   * large event tables need no primary-key index (docs/architecture.md, "Ids").
+   * large event tables need no primary-key index (docs/architecture.md §3.5).
    */
   async nextId(sql: Sql, table: string, count = 1): Promise<number> {
     let next = this.nextIds.get(table);
@@ -374,6 +374,6 @@ async function migrate(sql: ConnectionSql, migrations: readonly Migration[]): Pr
       throw new Error(`migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`);
     }
   }
-  // DDL should not live only in the WAL (docs/architecture.md, "DuckDB").
+  // DDL should not live only in the WAL (docs/architecture.md §6).
   if (pending.length > 0) await sql.run('CHECKPOINT');
 }

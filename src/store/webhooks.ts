@@ -13,7 +13,7 @@ export type WebhookEventRow = {
   reason: string | null;
   sale_id: number | null;
   received_at: Date;
-  /** The verified request body as received, kept for a skipped event only (docs/architecture.md, "Webhooks"). */
+  /** The verified request body as received, kept for a skipped event only (docs/architecture.md §7.4). */
   payload: string | null;
   /** The Stripe subscription and customer the event names (deferred attribution). */
   subscription_id?: string | null;

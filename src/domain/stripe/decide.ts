@@ -49,7 +49,7 @@ type SaleToRecord = { index: number; pending: PendingSale; customer: Attributabl
 
 /**
  * Stage 3: the plans carried out inside the writer's transaction: no sale, or a sale attributed in
- * the order of docs/behaviour.md §5.6 (one round trip per step for a wave of events) and recorded
+ * the order of docs/behaviour.md §6.9 (one round trip per step for a wave of events) and recorded
  * through the sale endpoint's recordSales with that customer's key: validation, duplicates, window
  * and commission are its code. The provider customer links are written with each wave.
  */

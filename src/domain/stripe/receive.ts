@@ -8,7 +8,7 @@ import { applyDelivery } from './store-events.js';
 import { verifyStripeEvent } from './verify.js';
 
 /*
- * The Stripe webhook pipeline (docs/architecture.md, "Webhooks"), one file per stage:
+ * The Stripe webhook pipeline (docs/architecture.md §7), one file per stage:
  *   1. verify.ts        the signature over the raw body, against the program's secret and the service clock
  *   2. plan.ts          pure: what the event type asks for (checkout-session.ts, invoice-paid.ts), no lookups
  *   3. decide.ts        in the writer's transaction: attribution (attribute.ts) and the sale (recordSales)
