@@ -52,8 +52,8 @@ function writer(type: DuckDBType): Writer {
 }
 
 /**
- * The demo loader's bulk path (DUCKDB.md: the appender is for bulk loads, never per request):
- * one connection of its own and one transaction, so a failed load leaves nothing behind. Rows are
+ * The demo loader's bulk path (the appender checks constraints only when it flushes, so it is for
+ * bulk loads, never per request): one connection of its own and one transaction, so a failed load leaves nothing behind. Rows are
  * appended a data chunk at a time, in the order given; callers give them in (program_id, time)
  * order so reports can skip row groups by their zone maps.
  */
