@@ -14,6 +14,9 @@ import type { Store } from './db.js';
 /** A column's values: numbers for BIGINT/INTEGER, epoch milliseconds or Date for TIMESTAMP and DATE (its UTC day). */
 export type ColumnValues = ArrayLike<Value>;
 
+/** `rowCount` rows of one table given by column name; a column not given is NULL. */
+export type BulkRows = { table: string; columns: Record<string, ColumnValues>; rowCount: number };
+
 const CHUNK_ROWS = 2048; // DuckDB's vector size: the most rows a data chunk holds
 
 type Value = string | number | boolean | Date | null;
@@ -60,15 +63,12 @@ function writer(type: DuckDBType): Writer {
 export class BulkLoad {
   private readonly columns = new Map<string, { names: string[]; types: DuckDBType[]; appender: DuckDBAppender }>();
 
-  private constructor(
-    private readonly store: Store,
-    private readonly connection: DuckDBConnection,
-  ) {}
+  private constructor(private readonly connection: DuckDBConnection) {}
 
   /** Runs `fn` inside one bulk transaction; commits when it resolves, rolls back when it throws. */
   static async run<T>(store: Store, fn: (load: BulkLoad) => Promise<T>): Promise<T> {
     const connection = await store.bulkConnection();
-    const load = new BulkLoad(store, connection);
+    const load = new BulkLoad(connection);
     try {
       await connection.run('BEGIN TRANSACTION');
       const result = await fn(load);
@@ -88,16 +88,11 @@ export class BulkLoad {
     }
   }
 
-  /** The first of `count` consecutive ids of `table`, from the store's allocator so later live writes never collide. */
-  ids(table: string, count: number): Promise<number> {
-    return this.store.write((sql) => this.store.nextId(sql, table, count));
-  }
-
   /**
-   * Appends `rowCount` rows given by column name; a column not given is NULL. Values go straight
-   * into each chunk's vectors: building DuckDB value objects per cell first cost a third of a load.
+   * Appends the rows a data chunk at a time. Values go straight into each chunk's vectors: building
+   * DuckDB value objects per cell first cost a third of a load.
    */
-  async append(table: string, values: Record<string, ColumnValues>, rowCount: number): Promise<void> {
+  async append({ table, columns, rowCount }: BulkRows): Promise<void> {
     const { names, types, appender } = await this.table(table);
     const writers = types.map(writer);
     for (let offset = 0; offset < rowCount; offset += CHUNK_ROWS) {
@@ -105,7 +100,7 @@ export class BulkLoad {
       const chunk = DuckDBDataChunk.create(types, size);
       names.forEach((name, i) => {
         const vector = chunk.getColumnVector(i);
-        const column = values[name];
+        const column = columns[name];
         const write = writers[i];
         for (let row = 0; row < size; row++) write(vector, row, column === undefined ? null : column[offset + row]);
         vector.flush();
