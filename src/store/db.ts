@@ -291,12 +291,15 @@ export class Store {
     return next;
   }
 
-  /** Primes the counters of some tables, then hands out their ids synchronously (inside one transaction). */
-  async idAllocator(sql: Sql, tables: string[]): Promise<(table: string) => number> {
+  /**
+   * Primes the counters of some tables, then hands out the first of `count` consecutive ids of a
+   * table synchronously, inside the write job or after it: only this process allocates ids.
+   */
+  async idAllocator(sql: Sql, tables: readonly string[]): Promise<(table: string, count?: number) => number> {
     for (const table of tables) await this.nextId(sql, table, 0);
-    return (table) => {
+    return (table, count = 1) => {
       const next = this.nextIds.get(table)!;
-      this.nextIds.set(table, next + 1);
+      this.nextIds.set(table, next + count);
       return next;
     };
   }

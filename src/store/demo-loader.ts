@@ -9,10 +9,13 @@ import {
   type DuckDBVector,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import type { Store } from './db.js';
+import { epochDay, type Store } from './db.js';
 
 /** A column's values: numbers for BIGINT/INTEGER, epoch milliseconds or Date for TIMESTAMP and DATE (its UTC day). */
 export type ColumnValues = ArrayLike<Value>;
+
+/** `rowCount` rows of one table given by column name; a column not given is NULL. */
+export type BulkRows = { table: string; columns: Record<string, ColumnValues>; rowCount: number };
 
 const CHUNK_ROWS = 2048; // DuckDB's vector size: the most rows a data chunk holds
 
@@ -44,7 +47,7 @@ function writer(type: DuckDBType): Writer {
     const holder = new DuckDBDateValue(0);
     return (vector, row, value) => {
       if (value === null) return vector.setItem(row, null);
-      (holder as { days: number }).days = Math.floor(epochMs(value) / 86_400_000);
+      (holder as { days: number }).days = epochDay(epochMs(value));
       vector.setItem(row, holder);
     };
   }
@@ -52,23 +55,20 @@ function writer(type: DuckDBType): Writer {
 }
 
 /**
- * The demo loader's bulk path (DUCKDB.md: the appender is for bulk loads, never per request):
- * one connection of its own and one transaction, so a failed load leaves nothing behind. Rows are
+ * The demo loader's bulk path (the appender checks constraints only when it flushes, so it is for
+ * bulk loads, never per request): one connection of its own and one transaction, so a failed load leaves nothing behind. Rows are
  * appended a data chunk at a time, in the order given; callers give them in (program_id, time)
  * order so reports can skip row groups by their zone maps.
  */
 export class BulkLoad {
   private readonly columns = new Map<string, { names: string[]; types: DuckDBType[]; appender: DuckDBAppender }>();
 
-  private constructor(
-    private readonly store: Store,
-    private readonly connection: DuckDBConnection,
-  ) {}
+  private constructor(private readonly connection: DuckDBConnection) {}
 
   /** Runs `fn` inside one bulk transaction; commits when it resolves, rolls back when it throws. */
   static async run<T>(store: Store, fn: (load: BulkLoad) => Promise<T>): Promise<T> {
     const connection = await store.bulkConnection();
-    const load = new BulkLoad(store, connection);
+    const load = new BulkLoad(connection);
     try {
       await connection.run('BEGIN TRANSACTION');
       const result = await fn(load);
@@ -88,16 +88,11 @@ export class BulkLoad {
     }
   }
 
-  /** The first of `count` consecutive ids of `table`, from the store's allocator so later live writes never collide. */
-  ids(table: string, count: number): Promise<number> {
-    return this.store.transaction((sql) => this.store.nextId(sql, table, count));
-  }
-
   /**
-   * Appends `rowCount` rows given by column name; a column not given is NULL. Values go straight
-   * into each chunk's vectors: building DuckDB value objects per cell first cost a third of a load.
+   * Appends the rows a data chunk at a time. Values go straight into each chunk's vectors: building
+   * DuckDB value objects per cell first cost a third of a load.
    */
-  async append(table: string, values: Record<string, ColumnValues>, rowCount: number): Promise<void> {
+  async append({ table, columns, rowCount }: BulkRows): Promise<void> {
     const { names, types, appender } = await this.table(table);
     const writers = types.map(writer);
     for (let offset = 0; offset < rowCount; offset += CHUNK_ROWS) {
@@ -105,7 +100,7 @@ export class BulkLoad {
       const chunk = DuckDBDataChunk.create(types, size);
       names.forEach((name, i) => {
         const vector = chunk.getColumnVector(i);
-        const column = values[name];
+        const column = columns[name];
         const write = writers[i];
         for (let row = 0; row < size; row++) write(vector, row, column === undefined ? null : column[offset + row]);
         vector.flush();
