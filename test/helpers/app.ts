@@ -1,5 +1,5 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { afterEach } from 'vitest';
+import { onTestFinished } from 'vitest';
 import { buildApp, type AppDeps } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { sha256 } from '../../src/domain/secrets.js';
@@ -48,23 +48,17 @@ export type ProgramFixture = {
   refCode: string;
 };
 
-const open: TestApp[] = [];
-afterEach(async () => {
-  while (open.length > 0) {
-    const t = open.pop()!;
-    await t.app.close();
-    await t.store.close();
-  }
-});
-
 let partnerSeq = 0;
 
-/** An app over a fresh in-memory DuckDB with a movable clock; closed after each test. */
+/** An app over a fresh in-memory DuckDB with a movable clock, closed when the test that built it finishes. */
 export async function buildTestApp(options: { now?: string; rateLimit?: AppDeps['rateLimit'] } = {}): Promise<TestApp> {
   const clock = testClock(options.now ?? T0);
   const store = await Store.open(':memory:');
+  // Finished hooks run last-registered first: the app closes before its store.
+  onTestFinished(() => store.close());
   const deps: AppDeps = { store, clock, adminTokenHash: sha256(ADMIN_TOKEN), rateLimit: options.rateLimit ?? { max: 100_000, windowSeconds: 1 } };
   const app = await buildApp(deps);
+  onTestFinished(() => app.close());
 
   const admin = async (method: 'GET' | 'POST', url: string, payload?: unknown) => {
     const response = await app.inject({ method, url: `/api/admin${url}`, payload: payload as object, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
@@ -107,6 +101,5 @@ export async function buildTestApp(options: { now?: string; rateLimit?: AppDeps[
       return row!.n;
     },
   };
-  open.push(t);
   return t;
 }
