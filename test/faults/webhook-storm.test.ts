@@ -1,30 +1,18 @@
 import { describe, expect, test } from 'vitest';
-import { signStripePayload } from '../../src/cli/stripe-fixtures.js';
-import { ADMIN_TOKEN, buildTestApp, type TestApp } from '../helpers/app.js';
-import { fixture, webhookServer } from '../helpers/stripe.js';
+import { ADMIN_TOKEN, buildTestApp } from '../helpers/app.js';
+import { sendWebhook, stripeMerchant, webhookServer } from '../helpers/stripe.js';
 import { counts, delta, seededRandom } from './support.js';
 
 /**
- * Webhook redelivery storm (issue 7): Stripe retries, redelivers and reorders. The same signed
- * event many times at once is one sale; a subscription's events in any order give the same totals.
+ * Webhook redelivery storm: Stripe retries, redelivers and reorders. The same signed event many
+ * times at once is one sale; a subscription's events in any order give the same totals.
  */
 const SEED = 5_2026;
 
 async function merchant() {
   const t = await buildTestApp();
-  const program = await t.program();
-  const lead = await t.lead(program, 'user_42', 'jenny@shop.example');
-  const values = { CLICK_ID: lead.clickId, CUSTOMER_KEY: 'user_42', PROGRAM_ID: String(program.id) };
-  return { t, program, load: (name: string) => JSON.stringify(fixture(name, values), null, 2) };
-}
-
-function deliver(t: TestApp, programId: number, secret: string, payload: string, timestamp = Math.floor(t.clock.now().getTime() / 1000)) {
-  return t.app.inject({
-    method: 'POST',
-    url: `/api/v1/webhooks/stripe/${programId}`,
-    payload,
-    headers: { 'content-type': 'application/json', 'stripe-signature': signStripePayload(payload, secret, timestamp) },
-  });
+  const m = await stripeMerchant(t);
+  return { t, program: m.program, load: (name: string) => JSON.stringify(m.load(name), null, 2) };
 }
 
 function shuffle<T>(items: T[], random: () => number): T[] {
@@ -43,23 +31,14 @@ describe('webhook redelivery storm', () => {
       const { t, program, load } = await merchant();
       if (name === 'invoice-renewal') {
         // The renewal's subscription started with the checkout; Stripe sends the renewal a month later.
-        expect((await deliver(t, program.id, program.webhookSecret, load('checkout-subscription'))).statusCode).toBe(200);
+        expect((await sendWebhook(t, program, load('checkout-subscription'))).status).toBe(200);
         t.clock.set('2026-03-29T12:00:00.000Z');
       }
-      const { url } = await webhookServer(t, program);
+      const { send } = await webhookServer(t, program);
       const payload = load(name);
       const now = Math.floor(t.clock.now().getTime() / 1000);
       const before = await counts(t.store);
-      const answers = await Promise.all(
-        Array.from({ length: 20 }, async (_, i) => {
-          const response = await fetch(`${url}/api/v1/webhooks/stripe/${program.id}`, {
-            method: 'POST',
-            body: payload,
-            headers: { 'content-type': 'application/json', 'stripe-signature': signStripePayload(payload, program.webhookSecret, now - i), connection: 'close' },
-          });
-          return { status: response.status, body: await response.json() };
-        }),
-      );
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => send(payload, { timestamp: now - i, headers: { connection: 'close' } })));
       expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
       const first = answers.filter((a) => !a.body.redelivery);
       expect(first, 'exactly one delivery is the first').toHaveLength(1);
@@ -89,8 +68,8 @@ describe('webhook redelivery storm', () => {
       t.clock.set('2026-04-28T12:05:00.000Z');
       const stream = [...order, ...order.filter(() => random() < 0.5)];
       for (const name of stream) {
-        const response = await deliver(t, program.id, program.webhookSecret, load(name));
-        expect(response.statusCode, `${name}: ${response.body}`).toBe(200);
+        const response = await sendWebhook(t, program, load(name));
+        expect(response.status, `${name}: ${JSON.stringify(response.body)}`).toBe(200);
       }
       const report = await t.app.inject({ method: 'GET', url: `/api/tracking/performance/${program.id}?period=all`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       expect(report.statusCode, report.body).toBe(200);

@@ -1,18 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { buildTestApp, T0, type ProgramFixture, type TestApp } from '../helpers/app.js';
+import { buildTestApp, T0, withCustomer, type ProgramFixture, type TestApp } from '../helpers/app.js';
+import { saleFields as sale } from '../helpers/factories.js';
 
 const SALE = '/api/v1/track/sale';
-
-async function withCustomer(options: Record<string, unknown> = {}) {
-  const t = await buildTestApp();
-  const program = await t.program(options);
-  const lead = await t.lead(program, 'cust_1', 'buyer@example.com');
-  return { t, program, ...lead };
-}
-
-function sale(overrides: Record<string, unknown> = {}) {
-  return { transaction_id: 'in_1', amount_cents: 4999, customer_key: 'cust_1', ...overrides };
-}
 
 async function nothingStored(t: TestApp) {
   expect(await t.count('sale_events')).toBe(0);
@@ -203,7 +193,7 @@ describe('attribution window (pinned clock)', () => {
   test('the window runs from the click, not from the later signup', async () => {
     const t = await buildTestApp();
     const program = await t.program({ attributionWindowDays: 30 });
-    const clickId = (await t.post('/api/v1/track/click', { ref: program.refCode })).json().click_id;
+    const clickId = await t.click(program);
     t.clock.advanceDays(20);
     await t.post('/api/v1/track/lead', { customer_key: 'late', click_id: clickId }, program.apiKey);
     t.clock.advanceDays(11); // 31 days after the click, 11 after signup

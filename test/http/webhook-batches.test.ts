@@ -4,7 +4,7 @@ import { reattribute } from '../../src/domain/stripe/deferred.js';
 import { planEvent } from '../../src/domain/stripe/record.js';
 import { parseEnvelope } from '../../src/domain/stripe/schema.js';
 import { buildTestApp, type ProgramFixture, type TestApp } from '../helpers/app.js';
-import { fixture } from '../helpers/stripe.js';
+import { fixture, stripeMerchant } from '../helpers/stripe.js';
 
 /**
  * Deliveries submitted in one tick are decided and stored as one batch in one transaction
@@ -15,13 +15,10 @@ type Event = { id: string; type: string; data: { object: any } };
 
 async function merchant() {
   const t = await buildTestApp();
-  const program = await t.program();
-  const a = await t.lead(program, 'user_42', 'jenny@shop.example');
-  await t.lead(program, 'user_77', 'sam@example.org');
-  const c = await t.lead(program, 'user_88');
-  const load = (name: string, values: Record<string, string> = {}) =>
-    fixture<Event>(name, { CLICK_ID: a.clickId, CUSTOMER_KEY: 'user_42', PROGRAM_ID: String(program.id), EMAIL: 'Sam@Example.org', ...values });
-  return { t, program, clickOf88: c.clickId, load };
+  const m = await stripeMerchant(t);
+  const c = await t.lead(m.program, 'user_88');
+  const load = (name: string, values: Record<string, string> = {}) => fixture<Event>(name, { ...m.values, ...values });
+  return { t, program: m.program, clickOf88: c.clickId, load };
 }
 
 /** A checkout of its own payment: a new event id and transaction id. */
