@@ -2,67 +2,141 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { cliEnv, runCli } from '../helpers/cli.js';
+import { Store } from '../../src/store/db.js';
+import { cliEnv, runCli, tempDataDir } from '../helpers/cli.js';
 
 // Runs against dist/: `npm run build` first.
 const NOW = '2026-03-10T15:00:00.000Z';
-// One data dir for the whole file (the demo is loaded once), so not tempDataDir's per-test cleanup.
-const dirs: string[] = [];
 
 function cli(dataDir: string, args: string[], env: Record<string, string> = {}) {
   return runCli(args, cliEnv(dataDir, { PARTNERKIT_NOW: NOW, PARTNERKIT_SESSION_TOKEN: '', ...env }));
 }
 
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'partnerkit-report-'));
-  dirs.push(dir);
-  return dir;
+const DEMO = ['demo', '--days', '10', '--clicks', '3000', '--seed', '5', '--json'];
+
+type Day = { date: string; period: string; clicks: number; leads: number; conversions: number; revenue: number; partners: number; sales: number; commission: number };
+type Totals = { clicks: number; leads: number; leadStatus: number; conversions: number; revenueCents: number; partners: number; sales: number; commissionCents: number };
+
+/** Each event of program 1 with the UTC day that dates it in the report (the specification's dating), read from the file. */
+type Events = {
+  clicks: string[];
+  customers: Array<{ signup: string; status: string; firstPurchase: string | null }>;
+  sales: Array<{ day: string; cents: number }>;
+  partners: string[];
+  commissions: Array<{ day: string; cents: number }>;
+};
+
+async function readEvents(dataDir: string): Promise<Events> {
+  const day = (column: string) => `strftime(${column}, '%Y-%m-%d')`;
+  const store = await Store.open(join(dataDir, 'partnerkit.duckdb'));
+  try {
+    return await store.read(async (sql) => ({
+      clicks: (await sql.all<{ day: string }>(`SELECT ${day('created_at')} AS day FROM clicks WHERE program_id = 1 AND NOT is_test ORDER BY id`)).map((r) => r.day),
+      customers: await sql.all(
+        `SELECT ${day('signup_date')} AS signup, status, ${day('first_purchase_date')} AS "firstPurchase" FROM customers WHERE program_id = 1 ORDER BY id`,
+      ),
+      sales: await sql.all(`SELECT ${day('coalesce(occurred_at, received_at)')} AS day, amount_cents AS cents FROM sale_events WHERE program_id = 1 AND status = 'paid' ORDER BY id`),
+      partners: (await sql.all<{ day: string }>(`SELECT ${day('created_at')} AS day FROM partner_programs WHERE program_id = 1 ORDER BY id`)).map((r) => r.day),
+      commissions: await sql.all(`SELECT ${day('created_at')} AS day, amount_cents AS cents FROM commissions WHERE program_id = 1 ORDER BY id`),
+    }));
+  } finally {
+    await store.close();
+  }
 }
 
-const DEMO = ['demo', '--days', '10', '--clicks', '3000', '--seed', '5', '--json'];
+/** The events of the days from `from` to `to` (inclusive), summed. */
+function totals(events: Events, from: string, to: string): Totals {
+  const inside = (d: string | null) => d !== null && d >= from && d <= to;
+  const cents = (rows: Array<{ day: string; cents: number }>) => rows.filter((r) => inside(r.day)).reduce((sum, r) => sum + r.cents, 0);
+  const signedUp = events.customers.filter((c) => inside(c.signup));
+  return {
+    clicks: events.clicks.filter(inside).length,
+    leads: signedUp.length,
+    leadStatus: signedUp.filter((c) => c.status === 'lead').length,
+    conversions: events.customers.filter((c) => c.status === 'conversion' && inside(c.firstPurchase)).length,
+    revenueCents: cents(events.sales),
+    partners: events.partners.filter(inside).length,
+    sales: events.sales.filter((s) => inside(s.day)).length,
+    commissionCents: cents(events.commissions),
+  };
+}
+
+/** One row per day from `from` to `to`, as the report's data[] shows it. */
+function days(events: Events, from: string, to: string): Day[] {
+  const rows: Day[] = [];
+  for (let at = Date.parse(from); at <= Date.parse(to); at += 86_400_000) {
+    const date = new Date(at).toISOString().slice(0, 10);
+    const t = totals(events, date, date);
+    rows.push({
+      date, period: date, clicks: t.clicks, leads: t.leads, conversions: t.conversions, revenue: t.revenueCents / 100,
+      // The daily sales field is always 0 by the specification; paid sales count in totalSales.
+      partners: t.partners, sales: 0, commission: t.commissionCents / 100,
+    });
+  }
+  return rows;
+}
+
+/** The specification's trend: percent change to one decimal, half away from zero. */
+function trend(current: number, previous: number) {
+  if (previous === 0) return current > 0 ? { trend: 100, trendDirection: 'up' } : { trend: 0, trendDirection: 'stable' };
+  return { trend: Math.round((Math.abs(current - previous) * 1000) / previous) / 10, trendDirection: current > previous ? 'up' : current < previous ? 'down' : 'stable' };
+}
+
+// One data dir for the whole file (the demo is loaded once), removed after the file.
 let dataDir: string;
 let demo: { programId: number; sessionToken: string; counts: Record<string, number> };
+let events: Events;
 
 beforeAll(async () => {
-  dataDir = tempDir();
+  dataDir = mkdtempSync(join(tmpdir(), 'partnerkit-report-'));
   const result = await cli(dataDir, DEMO);
   expect(result.code, result.stderr).toBe(0);
   demo = JSON.parse(result.stdout);
+  events = await readEvents(dataDir);
 });
 
 afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('partnerkit demo', () => {
-  test('loads the requested history; the report over all of it adds up to the demo counts', async () => {
+  test('loads the requested history; its counts and the report over all of it are the rows in the file', async () => {
+    const all = totals(events, '2026-03-01', '2026-03-10');
+    // Every row of the file is inside the ten days.
+    expect(all.clicks).toBe(events.clicks.length);
+    expect(all.sales).toBe(events.sales.length);
     expect(demo.programId).toBe(1);
-    expect(demo.counts.clicks).toBe(3000);
-    const all = JSON.parse((await cli(dataDir, ['report', 'performance', '1', '--period', 'all', '--json'])).stdout);
-    expect(all.meta).toMatchObject({ period: 'all', dateFrom: '2026-03-01T00:00:00.000Z', dateTo: '2026-03-10T23:59:59.999Z' });
-    expect(all.data).toHaveLength(10);
-    expect(all.metrics).toMatchObject({
-      totalClicks: 3000,
-      totalConversions: demo.counts.conversions,
-      totalSales: demo.counts.sales,
-      totalPartners: demo.counts.partners,
-      totalLeads: demo.counts.leads - demo.counts.conversions,
+    expect(all.leadStatus).toBe(demo.counts.leads - demo.counts.conversions);
+    expect(demo.counts).toMatchObject({
+      clicks: 3000, partners: all.partners, leads: all.leads, conversions: all.conversions, sales: all.sales, commissions: events.commissions.length,
     });
-    expect(all.data.reduce((sum: number, d: { leads: number }) => sum + d.leads, 0)).toBe(demo.counts.leads);
+    const report = JSON.parse((await cli(dataDir, ['report', 'performance', '1', '--period', 'all', '--json'])).stdout);
+    expect(report.meta).toMatchObject({ period: 'all', dateFrom: '2026-03-01T00:00:00.000Z', dateTo: '2026-03-10T23:59:59.999Z' });
+    expect(report.data).toEqual(days(events, '2026-03-01', '2026-03-10'));
+    expect(report.metrics).toMatchObject({
+      totalClicks: 3000,
+      totalLeads: all.leadStatus,
+      totalConversions: all.conversions,
+      totalRevenue: all.revenueCents / 100,
+      totalSales: all.sales,
+      totalPartners: all.partners,
+      totalPartnersCommission: all.commissionCents / 100,
+    });
   });
 
   test('the same seed gives the same history', async () => {
-    const other = tempDir();
+    const other = tempDataDir();
     const again = await cli(other, DEMO);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout).counts).toEqual(demo.counts);
+    expect(await readEvents(other)).toEqual(events);
     const args = ['report', 'performance', '1', '--period', 'all', '--json'];
     expect((await cli(other, args)).stdout).toBe((await cli(dataDir, args)).stdout);
   });
 });
 
 describe('partnerkit report performance', () => {
-  test('--json prints the endpoint body', async () => {
+  test('--json prints the endpoint body: the last 7 days of the file, each metric and trend', async () => {
     const result = await cli(dataDir, ['report', 'performance', '1', '--json']);
     expect(result.code).toBe(0);
     const body = JSON.parse(result.stdout);
@@ -73,49 +147,70 @@ describe('partnerkit report performance', () => {
       dateTo: '2026-03-10T23:59:59.999Z',
       previousPeriod: { dateFrom: '2026-02-25T00:00:00.000Z', dateTo: '2026-03-03T23:59:59.999Z' },
     });
+    expect(body.data).toEqual(days(events, '2026-03-04', '2026-03-10'));
+    const now = totals(events, '2026-03-04', '2026-03-10');
+    const before = totals(events, '2026-02-25', '2026-03-03');
+    expect(body.metrics).toEqual({
+      totalClicks: now.clicks,
+      totalLeads: now.leadStatus,
+      totalConversions: now.conversions,
+      totalRevenue: now.revenueCents / 100,
+      conversionRate: now.clicks === 0 ? 0 : Math.round((now.conversions * 10_000) / now.clicks) / 100,
+      averageOrderValue: now.conversions === 0 ? 0 : Math.round(now.revenueCents / now.conversions) / 100,
+      totalPartners: now.partners,
+      totalSales: now.sales,
+      totalPartnersCommission: now.commissionCents / 100,
+      clicksTrend: trend(now.clicks, before.clicks),
+      leadsTrend: trend(now.leadStatus, before.leadStatus),
+      conversionsTrend: trend(now.conversions, before.conversions),
+      revenueTrend: trend(now.revenueCents, before.revenueCents),
+      partnersTrend: trend(now.partners, before.partners),
+      salesTrend: trend(now.sales, before.sales),
+      commissionTrend: trend(now.commissionCents, before.commissionCents),
+    });
   });
 
   test('the table: dates in the heading, a row per day, totals with trend arrows, within 80 columns', async () => {
-    const body = JSON.parse((await cli(dataDir, ['report', 'performance', '1', '--json'])).stdout);
     const { stdout, code } = await cli(dataDir, ['report', 'performance', '1']);
     expect(code).toBe(0);
     const lines = stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('Program 1 performance, 7d: 2026-03-04 – 2026-03-10 (UTC)');
     expect(lines[1]).toBe('Compared with 2026-02-25 – 2026-03-03');
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
-    expect(body.data).toHaveLength(7);
-    for (const day of body.data) {
+    for (const day of days(events, '2026-03-04', '2026-03-10')) {
       const row = lines.find((l) => l.startsWith(`│ ${day.date} `))!;
       const cells = row.split('│').slice(1, -1).map((c) => c.trim().replace(/,/g, ''));
       expect(cells).toEqual([
         day.date, String(day.clicks), String(day.leads), String(day.conversions), day.revenue.toFixed(2),
-        String(day.partners), '0', day.commission.toFixed(2),
+        String(day.partners), String(day.sales), day.commission.toFixed(2),
       ]);
     }
+    const now = totals(events, '2026-03-04', '2026-03-10');
     const arrows = { up: '▲', down: '▼', stable: '■' } as const;
+    const clicksTrend = trend(now.clicks, totals(events, '2026-02-25', '2026-03-03').clicks);
     const clicks = lines.find((l) => l.startsWith('│ Clicks '))!;
-    const t = body.metrics.clicksTrend as { trend: number; trendDirection: keyof typeof arrows };
-    expect(clicks).toContain(`${arrows[t.trendDirection]} ${t.trend.toFixed(1)}%`);
-    expect(clicks).toContain(body.metrics.totalClicks.toLocaleString('en-US'));
-    expect(lines.find((l) => l.startsWith('│ Conversion rate '))).toContain(`${body.metrics.conversionRate.toFixed(2)}%`);
+    expect(clicks).toContain(`${arrows[clicksTrend.trendDirection as keyof typeof arrows]} ${clicksTrend.trend.toFixed(1)}%`);
+    expect(clicks).toContain(now.clicks.toLocaleString('en-US'));
+    const rate = (Math.round((now.conversions * 10_000) / now.clicks) / 100).toFixed(2);
+    expect(lines.find((l) => l.startsWith('│ Conversion rate '))).toContain(`${rate}%`);
   });
 
   test('--csv prints a header line and one line per day', async () => {
-    const body = JSON.parse((await cli(dataDir, ['report', 'performance', '1', '--from', '2026-03-08', '--to', '2026-03-10', '--json'])).stdout);
     const { stdout } = await cli(dataDir, ['report', 'performance', '1', '--from', '2026-03-08', '--to', '2026-03-10', '--csv']);
-    const d = body.data as Array<Record<string, number | string>>;
     expect(stdout).toBe(
       [
         'date,period,clicks,leads,conversions,revenue,partners,sales,commission',
-        ...d.map((r) => [r.date, r.period, r.clicks, r.leads, r.conversions, (r.revenue as number).toFixed(2), r.partners, r.sales, (r.commission as number).toFixed(2)].join(',')),
+        ...days(events, '2026-03-08', '2026-03-10').map((r) =>
+          [r.date, r.period, r.clicks, r.leads, r.conversions, r.revenue.toFixed(2), r.partners, r.sales, r.commission.toFixed(2)].join(','),
+        ),
       ].join('\n') + '\n',
     );
-    expect(d.map((r) => r.date)).toEqual(['2026-03-08', '2026-03-09', '2026-03-10']);
   });
 
   test('a session token is used when given; a bad one fails with its error code', async () => {
     const ok = await cli(dataDir, ['report', 'performance', '1', '--json'], { PARTNERKIT_SESSION_TOKEN: demo.sessionToken });
     expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout).metrics.totalClicks).toBe(totals(events, '2026-03-04', '2026-03-10').clicks);
     const bad = await cli(dataDir, ['report', 'performance', '1', '--session-token', 'pks_nope']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('unauthorized');

@@ -1,4 +1,4 @@
-// Deno smoke test: the core (app, store, domain) on an in-memory DuckDB under Deno 2.
+// Deno smoke test: the core (app, store, domain) on an in-memory DuckDB under Deno 2, and the server listening.
 // Run by `npm run test:deno` after the build; exits non-zero on any failure.
 import assert from 'node:assert/strict';
 import { buildApp } from '../../dist/src/app.js';
@@ -34,6 +34,29 @@ try {
   });
   assert.equal(lead.statusCode, 200);
   assert.deepEqual(lead.json(), { success: true, customer_id: 1, message: 'Lead tracked' });
+
+  // A sale over a real connection: Deno's HTTP server in front of the batched sale path and its appends.
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  const sale = await fetch(`${url}/api/v1/track/sale`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${program.apiKey}` },
+    body: JSON.stringify({ transaction_id: 'in_deno_1', amount_cents: 4999, customer_key: 'deno-user' }),
+  });
+  assert.equal(sale.status, 200);
+  const recorded = await sale.json();
+  assert.deepEqual(recorded, { success: true, sale_id: recorded.sale_id, commission_id: recorded.commission_id, message: 'Sale and commission recorded' });
+  assert.ok(Number.isInteger(recorded.sale_id) && recorded.sale_id > 0, `sale_id ${recorded.sale_id}`);
+  assert.ok(Number.isInteger(recorded.commission_id) && recorded.commission_id > 0, `commission_id ${recorded.commission_id}`);
+
+  const report = await fetch(`${url}/api/tracking/performance/${program.id}`, { headers: admin });
+  assert.equal(report.status, 200);
+  const { data, metrics } = await report.json();
+  // 20 % of 49.99 is 9.998, rounded half up to 10.00.
+  assert.deepEqual(
+    [metrics.totalSales, metrics.totalRevenue, metrics.totalConversions, metrics.totalPartnersCommission],
+    [1, 49.99, 1, 10],
+  );
+  assert.deepEqual(data.at(-1), { date: '2026-03-01', period: '2026-03-01', clicks: 1, leads: 1, conversions: 1, revenue: 49.99, partners: 1, sales: 0, commission: 10 });
   console.log(`deno smoke: ok (Deno ${Deno.version.deno})`);
 } finally {
   await app.close();

@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { Store } from '../../src/store/db.js';
 import { BIN, cliEnv, startServe, tempDataDir, type ServeProcess } from '../helpers/cli.js';
+import { factories, httpFactoryApi } from '../helpers/factories.js';
 import { seededRandom } from './support.js';
 
 /**
- * The process faults of issue 7 on a real `partnerkit serve` (dist/, so `npm run build` first):
+ * Process faults on a real `partnerkit serve` (dist/, so `npm run build` first):
  * kill -9 under load, and a second server on a held data dir.
  */
 const ROUNDS = 5;
@@ -26,15 +27,12 @@ async function call(url: string, path: string, token: string, body: unknown): Pr
   return { status: response.status, body: await response.json() };
 }
 
-/** Program, partner, enrollment, click and lead through the running server's HTTP API. */
+/** Program, partner, enrollment, click and lead cust_1 through the running server's HTTP API; the live key. */
 async function provision(url: string, adminToken: string): Promise<string> {
-  const program = await call(url, '/api/admin/programs', adminToken, { name: 'Crash test' });
-  const partner = await call(url, '/api/admin/partners', adminToken, { name: 'Jane', email: 'jane@example.com' });
-  const enrollment = await call(url, `/api/admin/programs/${program.body.id}/partners`, adminToken, { partnerId: partner.body.id });
-  const click = await call(url, '/api/v1/track/click', '', { ref: enrollment.body.refCode });
-  const lead = await call(url, '/api/v1/track/lead', program.body.apiKey, { customer_key: 'cust_1', click_id: click.body.click_id });
-  expect(lead).toMatchObject({ status: 200, body: { success: true, customer_id: 1 } });
-  return program.body.apiKey as string;
+  const make = factories(httpFactoryApi(url, adminToken));
+  const program = await make.program({ name: 'Crash test' });
+  expect((await make.lead(program)).customerId).toBe(1);
+  return program.apiKey;
 }
 
 /** Sales with unique transaction ids from concurrent clients until the server goes away. */

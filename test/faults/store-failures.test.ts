@@ -1,25 +1,18 @@
 import { describe, expect, test } from 'vitest';
-import { signStripePayload } from '../../src/cli/stripe-fixtures.js';
 import type { Params, Sql, Store } from '../../src/store/db.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { fixture } from '../helpers/stripe.js';
+import { buildTestApp, withCustomer, type TestApp } from '../helpers/app.js';
+import { saleFields } from '../helpers/factories.js';
+import { sendWebhook, stripeMerchant } from '../helpers/stripe.js';
 import { counts, delta, expectErrorEnvelope } from './support.js';
 
 /**
- * Store failures (issue 7, DECISIONS §3 step 8): when the store throws during a sale the answer is
+ * Store failures (the last step of the sale endpoint): when the store throws during a sale the answer is
  * 500 internal_error in the platform envelope, nothing is stored, and the same request succeeds
  * once the store is back.
  */
 const SALE = '/api/v1/track/sale';
 
-async function withCustomer() {
-  const t = await buildTestApp();
-  const program = await t.program();
-  await t.lead(program, 'cust_1');
-  return { t, program };
-}
-
-const sale = (transactionId: string, amount = 4999) => ({ transaction_id: transactionId, amount_cents: amount, customer_key: 'cust_1' });
+const sale = (transactionId: string, amount = 4999) => saleFields({ transaction_id: transactionId, amount_cents: amount });
 
 function expectInternalError(response: { statusCode: number; body: string }) {
   expect(response.statusCode, response.body).toBe(500);
@@ -146,29 +139,20 @@ describe('store failures during a sale', () => {
   );
 
   test('a Stripe delivery that meets a store failure is 500 (Stripe retries) and leaves no event; the redelivery records the sale', async () => {
-    const { t, program } = await withCustomer();
-    const { clickId } = await t.lead(program, 'user_42');
-    const payload = JSON.stringify(fixture('checkout-one-time', { CLICK_ID: clickId, CUSTOMER_KEY: 'user_42', PROGRAM_ID: String(program.id) }));
-    const deliver = () =>
-      t.app.inject({
-        method: 'POST',
-        url: `/api/v1/webhooks/stripe/${program.id}`,
-        payload,
-        headers: {
-          'content-type': 'application/json',
-          'stripe-signature': signStripePayload(payload, program.webhookSecret, Math.floor(t.clock.now().getTime() / 1000)),
-        },
-      });
+    const t = await buildTestApp();
+    const { program, load } = await stripeMerchant(t);
+    const payload = JSON.stringify(load('checkout-one-time'));
     const failure = injectFault(t.store, 'commission insert', 'pi_3RpkOneTimeQm2LdVh1');
     const before = await counts(t.store);
-    expectInternalError(await deliver());
+    const failed = await sendWebhook(t, program, payload);
+    expectInternalError({ statusCode: failed.status, body: JSON.stringify(failed.body) });
     expect(failure.fired()).toBeGreaterThan(0);
     expect(delta(before, await counts(t.store))).toEqual({});
 
     failure.heal();
-    const redelivery = await deliver();
-    expect(redelivery.statusCode, redelivery.body).toBe(200);
-    expect(redelivery.json()).toMatchObject({ outcome: 'recorded', sale_id: expect.any(Number), redelivery: false });
+    const redelivery = await sendWebhook(t, program, payload);
+    expect(redelivery.status, JSON.stringify(redelivery.body)).toBe(200);
+    expect(redelivery.body).toMatchObject({ outcome: 'recorded', sale_id: expect.any(Number), redelivery: false });
     expect(delta(before, await counts(t.store))).toEqual({ sale_events: 1, commissions: 1, sale_transactions: 1, webhook_events: 1, conversions: 1 });
   });
 });

@@ -1,30 +1,27 @@
 import { describe, expect, test } from 'vitest';
-import { signStripePayload } from '../../src/cli/stripe-fixtures.js';
 import { ADMIN_TOKEN, buildTestApp, type TestApp } from '../helpers/app.js';
-import { fixture, webhookServer } from '../helpers/stripe.js';
+import { sendWebhook, stripeMerchant, webhookServer } from '../helpers/stripe.js';
 import { counts, delta, seededRandom } from './support.js';
 
 /**
- * Webhook redelivery storm (issue 7): Stripe retries, redelivers and reorders. The same signed
- * event many times at once is one sale; a subscription's events in any order give the same totals.
+ * Webhook redelivery storm: Stripe retries, redelivers and reorders. The same signed event many
+ * times at once is one sale; a subscription's events in any order give the same sales and outcomes.
  */
 const SEED = 5_2026;
 
 async function merchant() {
   const t = await buildTestApp();
-  const program = await t.program();
-  const lead = await t.lead(program, 'user_42', 'jenny@shop.example');
-  const values = { CLICK_ID: lead.clickId, CUSTOMER_KEY: 'user_42', PROGRAM_ID: String(program.id) };
-  return { t, program, load: (name: string) => JSON.stringify(fixture(name, values), null, 2) };
+  const m = await stripeMerchant(t);
+  return { t, program: m.program, load: (name: string) => JSON.stringify(m.load(name), null, 2) };
 }
 
-function deliver(t: TestApp, programId: number, secret: string, payload: string, timestamp = Math.floor(t.clock.now().getTime() / 1000)) {
-  return t.app.inject({
-    method: 'POST',
-    url: `/api/v1/webhooks/stripe/${programId}`,
-    payload,
-    headers: { 'content-type': 'application/json', 'stripe-signature': signStripePayload(payload, secret, timestamp) },
-  });
+/** Each sale with its commission, by transaction id. */
+function salesOf(t: TestApp, where = 'true') {
+  return t.store.read((sql) =>
+    sql.all<{ transaction_id: string; amount_cents: number; commission: number | null }>(
+      `SELECT s.transaction_id, s.amount_cents, c.amount_cents AS commission FROM sale_events s LEFT JOIN commissions c ON c.sale_id = s.id WHERE ${where} ORDER BY s.transaction_id`,
+    ),
+  );
 }
 
 function shuffle<T>(items: T[], random: () => number): T[] {
@@ -36,78 +33,101 @@ function shuffle<T>(items: T[], random: () => number): T[] {
   return out;
 }
 
+/** Each storm's fixture, the one sale it records, and how many customers it converts. */
+const STORMS: Array<[string, { transaction_id: string; amount_cents: number; commission: number }, number]> = [
+  ['checkout-one-time', { transaction_id: 'pi_3RpkOneTimeQm2LdVh1', amount_cents: 5499, commission: 1100 }, 1],
+  ['checkout-subscription', { transaction_id: 'in_1RpkFirstQm2LdVhB3', amount_cents: 2900, commission: 580 }, 1],
+  // Its customer converted with the subscription's checkout, delivered a month before.
+  ['invoice-renewal', { transaction_id: 'in_1RpkRenewalQm2LdVhJ7', amount_cents: 3190, commission: 638 }, 0],
+];
+
+/** A subscription's events as Stripe sends them, and where each ends whatever the order: its stored outcome, reason and sale. */
+const SUBSCRIPTION: Array<[string, string, string | null, string | null]> = [
+  ['checkout-subscription', 'recorded', null, 'in_1RpkFirstQm2LdVhB3'],
+  ['invoice-first', 'skipped', 'not_subscription_cycle', null], // the checkout's own first invoice
+  ['invoice-renewal', 'recorded', null, 'in_1RpkRenewalQm2LdVhJ7'],
+  ['invoice-renewal-legacy', 'recorded', null, 'in_1RpkLegacyQm2LdVhK8'],
+  ['invoice-paid-renewal', 'recorded', null, 'in_1RpkInvoicePaidQm2LdVhL9'],
+  ['invoice-renewal-no-metadata', 'recorded', null, 'in_1RpkNoMetadataQm2LdVhN2'],
+  ['invoice-zero-amount', 'skipped', 'non_positive_amount', null],
+];
+
+/** The first payment and four paid renewals, 20 % commission each (half-up: 3190 → 638). */
+const SUBSCRIPTION_SALES = [
+  { transaction_id: 'in_1RpkFirstQm2LdVhB3', amount_cents: 2900, commission: 580 },
+  { transaction_id: 'in_1RpkInvoicePaidQm2LdVhL9', amount_cents: 2900, commission: 580 },
+  { transaction_id: 'in_1RpkLegacyQm2LdVhK8', amount_cents: 2900, commission: 580 },
+  { transaction_id: 'in_1RpkNoMetadataQm2LdVhN2', amount_cents: 2900, commission: 580 },
+  { transaction_id: 'in_1RpkRenewalQm2LdVhJ7', amount_cents: 3190, commission: 638 },
+];
+
 describe('webhook redelivery storm', () => {
-  test.each(['checkout-one-time', 'checkout-subscription', 'invoice-renewal'])(
+  test.each(STORMS)(
     '%s delivered 20 times concurrently over real connections (each re-signed, as Stripe retries): one sale, one commission, one event',
-    async (name) => {
+    async (name, sale, conversions) => {
       const { t, program, load } = await merchant();
       if (name === 'invoice-renewal') {
         // The renewal's subscription started with the checkout; Stripe sends the renewal a month later.
-        expect((await deliver(t, program.id, program.webhookSecret, load('checkout-subscription'))).statusCode).toBe(200);
+        expect((await sendWebhook(t, program, load('checkout-subscription'))).status).toBe(200);
         t.clock.set('2026-03-29T12:00:00.000Z');
       }
-      const { url } = await webhookServer(t, program);
+      const { send } = await webhookServer(t, program);
       const payload = load(name);
       const now = Math.floor(t.clock.now().getTime() / 1000);
       const before = await counts(t.store);
-      const answers = await Promise.all(
-        Array.from({ length: 20 }, async (_, i) => {
-          const response = await fetch(`${url}/api/v1/webhooks/stripe/${program.id}`, {
-            method: 'POST',
-            body: payload,
-            headers: { 'content-type': 'application/json', 'stripe-signature': signStripePayload(payload, program.webhookSecret, now - i), connection: 'close' },
-          });
-          return { status: response.status, body: await response.json() };
-        }),
-      );
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => send(payload, { timestamp: now - i, headers: { connection: 'close' } })));
       expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
       const first = answers.filter((a) => !a.body.redelivery);
       expect(first, 'exactly one delivery is the first').toHaveLength(1);
       // Every answer names the same outcome and sale; only the redelivery flag differs.
       for (const answer of answers) expect({ ...answer.body, redelivery: false }).toEqual(first[0].body);
-      expect(first[0].body).toMatchObject({ outcome: 'recorded', sale_id: expect.any(Number) });
-      // Nothing else is stored; the customer may convert (a first sale) or be converted already (a renewal).
-      const { conversions, ...rows } = delta(before, await counts(t.store));
-      expect(rows).toEqual({ sale_events: 1, commissions: 1, sale_transactions: 1, webhook_events: 1 });
-      expect(conversions ?? 0).toBeLessThanOrEqual(1);
-      expect(await t.count('sale_events', `id = ${first[0].body.sale_id}`)).toBe(1);
+      expect(first[0].body).toMatchObject({ outcome: 'recorded', reason: null, sale_id: expect.any(Number) });
+      // Nothing else is stored.
+      expect(delta(before, await counts(t.store))).toEqual({
+        sale_events: 1, commissions: 1, sale_transactions: 1, webhook_events: 1, ...(conversions ? { conversions } : {}),
+      });
+      expect(await salesOf(t, `s.id = ${first[0].body.sale_id}`)).toEqual([sale]);
     },
   );
 
-  test("a subscription's events in shuffled orders, with redeliveries mixed in: one sale each, the same report totals whatever the order", { timeout: 60_000 }, async () => {
-    const events = [
-      'checkout-subscription', 'invoice-first', 'invoice-renewal', 'invoice-renewal-legacy', 'invoice-paid-renewal',
-      'invoice-renewal-no-metadata', 'invoice-zero-amount',
-    ];
+  test("a subscription's events in shuffled orders, with redeliveries mixed in: the same sales, outcomes and report totals whatever the order", { timeout: 60_000 }, async () => {
+    const events = SUBSCRIPTION.map(([name]) => name);
     const random = seededRandom(SEED);
     const orders = [events, [...events].reverse(), ...Array.from({ length: 6 }, () => shuffle(events, random))];
 
-    const outcomes: Array<{ order: string[]; metrics: unknown; sales: unknown; webhookEvents: number }> = [];
     for (const order of orders) {
       const { t, program, load } = await merchant();
       // After the last renewal, so every event is in the past and within the attribution window.
       t.clock.set('2026-04-28T12:05:00.000Z');
       const stream = [...order, ...order.filter(() => random() < 0.5)];
       for (const name of stream) {
-        const response = await deliver(t, program.id, program.webhookSecret, load(name));
-        expect(response.statusCode, `${name}: ${response.body}`).toBe(200);
+        const response = await sendWebhook(t, program, load(name));
+        expect(response.status, `${name}: ${JSON.stringify(response.body)}`).toBe(200);
       }
       const report = await t.app.inject({ method: 'GET', url: `/api/tracking/performance/${program.id}?period=all`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       expect(report.statusCode, report.body).toBe(200);
       const { totalSales, totalRevenue, totalPartnersCommission, totalConversions } = report.json().metrics;
-      const sales = await t.store.read((sql) =>
-        sql.all('SELECT s.transaction_id, s.amount_cents, c.amount_cents AS commission FROM sale_events s LEFT JOIN commissions c ON c.sale_id = s.id ORDER BY s.transaction_id'),
+      const stored = await t.store.read((sql) =>
+        sql.all<{ event_id: string; outcome: string; reason: string | null; transaction_id: string | null }>(
+          'SELECT w.event_id, w.outcome, w.reason, s.transaction_id FROM webhook_events w LEFT JOIN sale_events s ON s.id = w.sale_id',
+        ),
       );
-      outcomes.push({ order, metrics: { totalSales, totalRevenue, totalPartnersCommission, totalConversions }, sales, webhookEvents: await t.count('webhook_events') });
-    }
-
-    const [canonical] = outcomes;
-    // In the order Stripe sends them: the first payment, then four paid renewals (zero-amount and subscription_create skip).
-    expect(canonical.metrics).toEqual({ totalSales: 5, totalRevenue: 147.9, totalPartnersCommission: 29.58, totalConversions: 1 });
-    expect(canonical.webhookEvents).toBe(events.length);
-    for (const outcome of outcomes.slice(1)) {
-      expect({ order: outcome.order, metrics: outcome.metrics, sales: outcome.sales, webhookEvents: outcome.webhookEvents }).toEqual({
-        order: outcome.order, metrics: canonical.metrics, sales: canonical.sales, webhookEvents: canonical.webhookEvents,
+      const byEvent = new Map(stored.map((e) => [e.event_id, [e.outcome, e.reason, e.transaction_id]]));
+      expect({
+        order,
+        metrics: { totalSales, totalRevenue, totalPartnersCommission, totalConversions },
+        sales: await salesOf(t),
+        events: events.map((name) => [name, ...(byEvent.get(JSON.parse(load(name)).id) ?? ['not stored'])]),
+        webhookEvents: stored.length,
+        conversions: await t.count('customers', "status = 'conversion'"),
+      }).toEqual({
+        order,
+        // The first payment, then four paid renewals (zero-amount and subscription_create skip).
+        metrics: { totalSales: 5, totalRevenue: 147.9, totalPartnersCommission: 29.58, totalConversions: 1 },
+        sales: SUBSCRIPTION_SALES,
+        events: SUBSCRIPTION,
+        webhookEvents: events.length,
+        conversions: 1,
       });
     }
   });

@@ -1,9 +1,12 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { afterEach } from 'vitest';
+import { onTestFinished } from 'vitest';
 import { buildApp, type AppDeps } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { sha256 } from '../../src/domain/secrets.js';
 import { Store } from '../../src/store/db.js';
+import { factories, type Factories, type Fields, type ProgramFixture } from './factories.js';
+
+export type { ProgramFixture } from './factories.js';
 
 /** A clock tests can move: starts at `iso`, moved with set()/advance(). */
 export type TestClock = Clock & { set(iso: string): void; advanceDays(days: number): void };
@@ -24,47 +27,33 @@ export function testClock(iso: string): TestClock {
 export const ADMIN_TOKEN = 'pka_test_admin_token';
 export const T0 = '2026-03-01T12:00:00.000Z';
 
-export type TestApp = {
+/** The app, its store and clock, and the factories (programs, partners, clicks, leads, sales) over its API. */
+export type TestApp = Factories & {
   app: FastifyInstance;
   deps: AppDeps;
   clock: TestClock;
   store: Store;
   admin<T = any>(method: 'GET' | 'POST', url: string, payload?: unknown): Promise<T>;
-  /** Program + partner + enrollment; returns keys and the referral code. */
-  program(options?: Record<string, unknown>): Promise<ProgramFixture>;
-  /** A click and a lead for a fresh customer of the program. */
-  lead(program: ProgramFixture, customerKey: string, email?: string): Promise<{ clickId: string; customerId: number }>;
   post(url: string, payload: unknown, apiKey?: string): Promise<LightMyRequestResponse>;
   count(table: string, where?: string): Promise<number>;
 };
 
-export type ProgramFixture = {
-  id: number;
-  apiKey: string;
-  testApiKey: string;
-  webhookSecret: string;
-  partnerId: number;
-  partnerProgramId: number;
-  refCode: string;
+export type TestAppOptions = {
+  now?: string;
+  rateLimit?: AppDeps['rateLimit'];
+  /** Sees the SQL text of every statement the store's writer runs (appends as `APPEND <table>`). */
+  observeWrites?: (sql: string) => void;
 };
 
-const open: TestApp[] = [];
-afterEach(async () => {
-  while (open.length > 0) {
-    const t = open.pop()!;
-    await t.app.close();
-    await t.store.close();
-  }
-});
-
-let partnerSeq = 0;
-
-/** An app over a fresh in-memory DuckDB with a movable clock; closed after each test. */
-export async function buildTestApp(options: { now?: string; rateLimit?: AppDeps['rateLimit'] } = {}): Promise<TestApp> {
+/** An app over a fresh in-memory DuckDB with a movable clock, closed when the test that built it finishes. */
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const clock = testClock(options.now ?? T0);
-  const store = await Store.open(':memory:');
+  const store = await Store.open(':memory:', { observeWrites: options.observeWrites });
+  // Finished hooks run last-registered first: the app closes before its store.
+  onTestFinished(() => store.close());
   const deps: AppDeps = { store, clock, adminTokenHash: sha256(ADMIN_TOKEN), rateLimit: options.rateLimit ?? { max: 100_000, windowSeconds: 1 } };
   const app = await buildApp(deps);
+  onTestFinished(() => app.close());
 
   const admin = async (method: 'GET' | 'POST', url: string, payload?: unknown) => {
     const response = await app.inject({ method, url: `/api/admin${url}`, payload: payload as object, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
@@ -73,40 +62,30 @@ export async function buildTestApp(options: { now?: string; rateLimit?: AppDeps[
   };
   const post = (url: string, payload: unknown, apiKey?: string) =>
     app.inject({ method: 'POST', url, payload: payload as object, headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
+  const track = async (url: string, payload: unknown, apiKey?: string) => {
+    const response = await post(url, payload, apiKey);
+    return { status: response.statusCode, body: response.json() };
+  };
 
-  const t: TestApp = {
+  return {
+    ...factories({ admin, track }),
     app,
     deps,
     clock,
     store,
     admin,
     post,
-    async program(programOptions = {}) {
-      const program = await admin('POST', '/programs', { name: 'Test program', ...programOptions });
-      const partner = await admin('POST', '/partners', { name: 'Partner', email: `partner${++partnerSeq}@example.com` });
-      const enrollment = await admin('POST', `/programs/${program.id}/partners`, { partnerId: partner.id });
-      return {
-        id: program.id,
-        apiKey: program.apiKey,
-        testApiKey: program.testApiKey,
-        webhookSecret: program.webhookSecret,
-        partnerId: partner.id,
-        partnerProgramId: enrollment.id,
-        refCode: enrollment.refCode,
-      };
-    },
-    async lead(program, customerKey, email) {
-      const click = await post('/api/v1/track/click', { ref: program.refCode });
-      const clickId = click.json().click_id as string;
-      const lead = await post('/api/v1/track/lead', { customer_key: customerKey, click_id: clickId, email }, program.apiKey);
-      if (lead.statusCode !== 200) throw new Error(`lead → ${lead.statusCode} ${lead.body}`);
-      return { clickId, customerId: lead.json().customer_id };
-    },
     async count(table, where = 'true') {
       const row = await store.read((sql) => sql.one<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`));
       return row!.n;
     },
   };
-  open.push(t);
-  return t;
+}
+
+/** An app with a program and its lead cust_1 (buyer@example.com), inside the attribution window. */
+export async function withCustomer(programOverrides: Fields = {}, options: TestAppOptions = {}) {
+  const t = await buildTestApp(options);
+  const program: ProgramFixture = await t.program(programOverrides);
+  const lead = await t.lead(program, 'cust_1', { email: 'buyer@example.com' });
+  return { t, program, ...lead };
 }

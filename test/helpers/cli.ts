@@ -2,22 +2,17 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach } from 'vitest';
+import { onTestFinished } from 'vitest';
 
 /** The built CLI (npm test builds first). */
 export const BIN = resolve(import.meta.dirname, '../../bin/run.js');
 
 export type CliResult = { code: number; stdout: string; stderr: string };
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-/** A fresh data dir, removed after the test. */
+/** A fresh data dir, removed when the test that made it finishes (after the servers it started on it stopped). */
 export function tempDataDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'partnerkit-cli-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
@@ -45,7 +40,7 @@ export async function runJson<T = any>(args: string[], env: NodeJS.ProcessEnv): 
 
 export type ServeProcess = { url: string; child: ChildProcess; stderr: () => string; stop(signal?: NodeJS.Signals): Promise<number | null> };
 
-/** `partnerkit serve --port 0` on the data dir; resolves once its discovery file names its URL. */
+/** `partnerkit serve --port 0` on the data dir; resolves once its discovery file names its URL. Killed when the test finishes. */
 export async function startServe(dataDir: string, extraArgs: string[] = [], extraEnv: Record<string, string> = {}): Promise<ServeProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...extraArgs], { env: cliEnv(dataDir, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
@@ -56,7 +51,7 @@ export async function startServe(dataDir: string, extraArgs: string[] = [], extr
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     return exited;
   };
-  cleanups.push(async () => {
+  onTestFinished(async () => {
     await stop('SIGKILL');
   });
   const discovery = join(dataDir, 'server.json');

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import Stripe from 'stripe';
-import { fillPlaceholders } from '../../src/cli/stripe-fixtures.js';
+import { fillPlaceholders, signStripePayload } from '../../src/cli/stripe-fixtures.js';
 import type { ProgramFixture, TestApp } from './app.js';
 
 export const FIXTURES = resolve(import.meta.dirname, '../../fixtures/stripe');
@@ -12,27 +11,65 @@ export function fixture<T = any>(name: string, values: Record<string, string> = 
 }
 
 export type Delivery = { status: number; body: any };
-export type SendOptions = { secret?: string; timestamp?: number; header?: string | null; programId?: number | string };
+export type SendOptions = {
+  /** Signs with this secret instead of the program's. */
+  secret?: string;
+  /** The signature's timestamp in seconds; the app clock's now by default. */
+  timestamp?: number;
+  /** The Stripe-Signature header as given (null: none) instead of a signature of the payload. */
+  header?: string | null;
+  /** The URL's program instead of the program's id. */
+  programId?: number | string;
+  /** Extra request headers. */
+  headers?: Record<string, string>;
+};
 
 /**
- * The test app listening on 127.0.0.1 (closed by buildTestApp's cleanup) and a sender that signs
- * each payload with stripe's own test-header helper, timestamped by the app's clock.
+ * Sends a Stripe event (an object, or the exact bytes as a string) to the app's webhook endpoint,
+ * signed as Stripe signs it: in-process, or over a real connection to `baseUrl`. A body that is not
+ * JSON fails the test, as every answer of the endpoint is JSON.
  */
-export async function webhookServer(t: TestApp, program: ProgramFixture) {
+export async function sendWebhook(
+  t: TestApp,
+  program: Pick<ProgramFixture, 'id' | 'webhookSecret'>,
+  event: object | string,
+  options: SendOptions & { baseUrl?: string } = {},
+): Promise<Delivery> {
+  const payload = typeof event === 'string' ? event : JSON.stringify(event, null, 2);
+  const timestamp = options.timestamp ?? Math.floor(t.clock.now().getTime() / 1000);
+  const header = options.header !== undefined ? options.header : signStripePayload(payload, options.secret ?? program.webhookSecret, timestamp);
+  const url = `/api/v1/webhooks/stripe/${options.programId ?? program.id}`;
+  const headers = { 'content-type': 'application/json', ...(header === null ? {} : { 'stripe-signature': header }), ...options.headers };
+  let status: number;
+  let text: string;
+  if (options.baseUrl === undefined) {
+    const response = await t.app.inject({ method: 'POST', url, payload, headers });
+    [status, text] = [response.statusCode, response.body];
+  } else {
+    const response = await fetch(`${options.baseUrl}${url}`, { method: 'POST', body: payload, headers });
+    [status, text] = [response.status, await response.text()];
+  }
+  try {
+    return { status, body: JSON.parse(text) };
+  } catch {
+    throw new Error(`webhook answer ${status} is not JSON: ${text.slice(0, 200)}`);
+  }
+}
+
+/** The test app listening on 127.0.0.1 (closed with the app when the test finishes) and a sender over real connections. */
+export async function webhookServer(t: TestApp, program: Pick<ProgramFixture, 'id' | 'webhookSecret'>) {
   const url = await t.app.listen({ host: '127.0.0.1', port: 0 });
-  const send = async (event: object | string, options: SendOptions = {}): Promise<Delivery> => {
-    const payload = typeof event === 'string' ? event : JSON.stringify(event, null, 2);
-    const timestamp = options.timestamp ?? Math.floor(t.clock.now().getTime() / 1000);
-    const header =
-      options.header !== undefined
-        ? options.header
-        : Stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? program.webhookSecret, timestamp });
-    const response = await fetch(`${url}/api/v1/webhooks/stripe/${options.programId ?? program.id}`, {
-      method: 'POST',
-      body: payload,
-      headers: { 'content-type': 'application/json', ...(header === null ? {} : { 'stripe-signature': header }) },
-    });
-    return { status: response.status, body: await response.json() };
-  };
-  return { url, send };
+  return { url, send: (event: object | string, options: SendOptions = {}) => sendWebhook(t, program, event, { ...options, baseUrl: url }) };
+}
+
+/**
+ * The merchant the fixtures describe: a program with lead user_42 (jenny@shop.example, click A, the
+ * fixtures' metadata) and lead user_77 (sam@example.org, found by the e-mail fallback).
+ */
+export async function stripeMerchant(t: TestApp, programOverrides: Record<string, unknown> = {}) {
+  const program = await t.program(programOverrides);
+  const a = await t.lead(program, 'user_42', { email: 'jenny@shop.example' });
+  await t.lead(program, 'user_77', { email: 'sam@example.org' });
+  const values = { CLICK_ID: a.clickId, CUSTOMER_KEY: 'user_42', PROGRAM_ID: String(program.id), EMAIL: 'Sam@Example.org' };
+  return { program, clickId: a.clickId, values, load: <T = any>(name: string) => fixture<T>(name, values) };
 }

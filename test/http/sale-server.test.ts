@@ -2,13 +2,12 @@ import { describe, expect, test } from 'vitest';
 import { PartnerkitClient } from '../../src/sdk/client.js';
 import { PartnerkitError } from '../../src/sdk/errors.js';
 import { fetchTransport, NetworkError, type Transport } from '../../src/sdk/transport.js';
-import { buildTestApp } from '../helpers/app.js';
+import { withCustomer } from '../helpers/app.js';
+import { saleFields } from '../helpers/factories.js';
 
-/** A test app listening on 127.0.0.1 with an ephemeral port (closed by the helper after the test). */
+/** A test app with customer cust_1, listening on 127.0.0.1 with an ephemeral port (closed when the test finishes). */
 async function listening() {
-  const t = await buildTestApp();
-  const program = await t.program();
-  await t.lead(program, 'cust_1');
+  const { t, program } = await withCustomer();
   const url = await t.app.listen({ host: '127.0.0.1', port: 0 });
   return { t, program, url };
 }
@@ -16,14 +15,14 @@ async function listening() {
 describe('exactly-once over real connections', () => {
   test('25 concurrent identical sales from separate connections: one sale, one commission, 24 × 409 naming it', async () => {
     const { t, program, url } = await listening();
-    const body = JSON.stringify({ transaction_id: 'in_race', amount_cents: 2500, customer_key: 'cust_1' });
+    const body = JSON.stringify(saleFields({ transaction_id: 'in_race', amount_cents: 2500 }));
     const responses = await Promise.all(
       Array.from({ length: 25 }, () =>
         fetch(`${url}/api/v1/track/sale`, {
           method: 'POST',
           body,
           headers: { 'content-type': 'application/json', authorization: `Bearer ${program.apiKey}`, connection: 'close' },
-        }).then(async (r) => ({ status: r.status, body: await r.json() })),
+        }).then(async (r) => ({ status: r.status, body: (await r.json()) as any })),
       ),
     );
     const created = responses.filter((r) => r.status === 200);

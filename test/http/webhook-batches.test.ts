@@ -4,25 +4,47 @@ import { reattribute } from '../../src/domain/stripe/rerun.js';
 import { applyDelivery, applyRerun, type Applied } from '../../src/domain/stripe/store-events.js';
 import { parseEnvelope } from '../../src/domain/stripe/schema.js';
 import { buildTestApp, type ProgramFixture, type TestApp } from '../helpers/app.js';
-import { fixture } from '../helpers/stripe.js';
+import { fixture, stripeMerchant } from '../helpers/stripe.js';
 
 /**
  * Deliveries submitted in one tick are decided and stored as one batch in one transaction
  * (apply.ts): every lookup of §6 is one statement for the batch, so each delivery must still get
- * its own customer, its own redelivery answer and its own sale.
+ * its own customer, its own redelivery answer and its own sale. That they did share one batch is
+ * checked on the writer's statements: one append of their events, in one committed transaction.
  */
 type Event = { id: string; type: string; data: { object: any } };
 
-async function merchant() {
-  const t = await buildTestApp();
-  const program = await t.program();
-  const a = await t.lead(program, 'user_42', 'jenny@shop.example');
-  await t.lead(program, 'user_77', 'sam@example.org');
-  const c = await t.lead(program, 'user_88');
-  const load = (name: string, values: Record<string, string> = {}) =>
-    fixture<Event>(name, { CLICK_ID: a.clickId, CUSTOMER_KEY: 'user_42', PROGRAM_ID: String(program.id), EMAIL: 'Sam@Example.org', ...values });
-  return { t, program, clickOf88: c.clickId, load };
+/** The writer's BEGINs, COMMITs and webhook-event appends, in order, while a recording runs (a rollback leaves a BEGIN without its COMMIT). */
+function writerLog() {
+  let entries: string[] | undefined;
+  const observe = (sql: string) => {
+    const statement = /^\s*(BEGIN|COMMIT)\b/i.exec(sql)?.[1].toUpperCase() ?? (sql === 'APPEND webhook_events' ? 'APPEND webhook_events' : undefined);
+    if (statement && entries) entries.push(statement);
+  };
+  /** Records the statements the writer runs while `work` runs. */
+  const during = async <T>(work: () => Promise<T>): Promise<{ value: T; statements: string[] }> => {
+    entries = [];
+    try {
+      return { value: await work(), statements: entries };
+    } finally {
+      entries = undefined;
+    }
+  };
+  return { observe, during };
 }
+
+/** One transaction holding one append of the events: the batch the test means. */
+const ONE_BATCH = ['BEGIN', 'APPEND webhook_events', 'COMMIT'];
+
+async function merchant() {
+  const log = writerLog();
+  const t = await buildTestApp({ observeWrites: log.observe });
+  const m = await stripeMerchant(t);
+  const c = await t.lead(m.program, 'user_88');
+  const load = (name: string, values: Record<string, string> = {}) => fixture<Event>(name, { ...m.values, ...values });
+  return { t, program: m.program, clickOf88: c.clickId, load, during: log.during };
+}
+type Merchant = Awaited<ReturnType<typeof merchant>>;
 
 /** A checkout of its own payment: a new event id and transaction id. */
 function checkout(event: Event, n: number, metadata: Record<string, string | undefined>): Event {
@@ -45,9 +67,11 @@ function delivery(t: TestApp, program: ProgramFixture, event: Event) {
   });
 }
 
-/** All submitted before the writer takes any: one batch. */
-function deliverTogether(t: TestApp, program: ProgramFixture, events: Event[]): Promise<Applied[]> {
-  return Promise.all(events.map((event) => delivery(t, program, event)));
+/** All submitted before the writer takes any, so they are one batch: the writer's statements show it. */
+async function deliverTogether(m: Merchant, events: Event[], statements = ONE_BATCH): Promise<Applied[]> {
+  const { value, statements: seen } = await m.during(() => Promise.all(events.map((event) => delivery(m.t, m.program, event))));
+  expect(seen).toEqual(statements);
+  return value;
 }
 
 function customerOfSale(t: TestApp, saleId: number | null): Promise<string | undefined> {
@@ -60,7 +84,8 @@ const summary = ({ row, redelivery }: Applied) => [row.event_id, row.outcome, ro
 
 describe('one batch of webhook deliveries', () => {
   test('each delivery is attributed by its own first matching step of §6', async () => {
-    const { t, program, clickOf88, load } = await merchant();
+    const m = await merchant();
+    const { t, clickOf88, load } = m;
     const base = load('checkout-one-time');
     const events = [
       checkout(base, 1, {}), // click A → user_42
@@ -70,7 +95,7 @@ describe('one batch of webhook deliveries', () => {
       checkout(base, 5, { partner_click_id: `${clickOf88.slice(0, -1)}x`, partner_customer_key: 'user_77' }), // a forged click falls through → user_77
       checkout(base, 6, { partner_click_id: undefined, partner_customer_key: 'nobody' }),
     ];
-    const applied = await deliverTogether(t, program, events);
+    const applied = await deliverTogether(m, events);
     expect(applied.map(summary)).toEqual([
       ['evt_batch_1', 'recorded', null, 1, false],
       [events[1].id, 'recorded', null, 2, false],
@@ -89,18 +114,19 @@ describe('one batch of webhook deliveries', () => {
   });
 
   test('events stored earlier and one sent twice, amid new ones: redeliveries answer the stored rows, nothing twice', async () => {
-    const { t, program, load } = await merchant();
+    const m = await merchant();
+    const { t, load } = m;
     const base = load('checkout-one-time');
     const [stored, twice, fresh] = [checkout(base, 1, {}), checkout(base, 2, {}), checkout(base, 3, {})];
     const ignored = fixture<Event>('customer-created');
-    expect((await deliverTogether(t, program, [stored, ignored])).map(summary)).toEqual([
+    expect((await deliverTogether(m, [stored, ignored])).map(summary)).toEqual([
       ['evt_batch_1', 'recorded', null, 1, false],
       [ignored.id, 'ignored', 'unhandled_event_type', null, false],
     ]);
     // The first run does not look stored events up: the ledger's key (the recorded event's sale) or
     // the event's key (the ignored one, which records nothing) fails its append, the batch is rolled
-    // back and runs again with every lookup. (Ids the rolled-back run took are not reused.)
-    const applied = await deliverTogether(t, program, [twice, stored, fresh, twice]);
+    // back and runs again with every lookup, committed once. (Ids the rolled-back run took are not reused.)
+    const applied = await deliverTogether(m, [twice, stored, fresh, twice], ['BEGIN', ...ONE_BATCH]);
     const [second, third] = [applied[0].row.sale_id, applied[2].row.sale_id];
     expect(applied.map(summary)).toEqual([
       ['evt_batch_2', 'recorded', null, second, false],
@@ -108,7 +134,7 @@ describe('one batch of webhook deliveries', () => {
       ['evt_batch_3', 'recorded', null, third, false],
       ['evt_batch_2', 'recorded', null, second, true],
     ]);
-    const [ignoredAgain, fourth] = await deliverTogether(t, program, [ignored, checkout(base, 4, {})]);
+    const [ignoredAgain, fourth] = await deliverTogether(m, [ignored, checkout(base, 4, {})], ['BEGIN', 'APPEND webhook_events', ...ONE_BATCH]);
     expect([summary(ignoredAgain), summary(fourth)]).toEqual([
       [ignored.id, 'ignored', 'unhandled_event_type', null, true],
       ['evt_batch_4', 'recorded', null, fourth.row.sale_id, false],
@@ -121,14 +147,19 @@ describe('one batch of webhook deliveries', () => {
   });
 
   test('a redelivery of an unattributed event and its re-run in one batch: the re-run records the sale, the redelivery answers it', async () => {
-    const { t, program, load } = await merchant();
+    const m = await merchant();
+    const { t, program, load } = m;
     t.clock.set('2026-04-28T12:05:00.000Z');
     const [renewal, start] = [load('invoice-renewal-no-metadata'), load('checkout-subscription')];
-    expect((await deliverTogether(t, program, [renewal])).map(summary)).toEqual([[renewal.id, 'skipped', 'no_attribution', null, false]]);
+    expect((await deliverTogether(m, [renewal])).map(summary)).toEqual([[renewal.id, 'skipped', 'no_attribution', null, false]]);
     // The checkout commits; the re-run its request would start next meets a redelivery of the renewal.
-    expect((await deliverTogether(t, program, [start])).map(summary)).toEqual([[start.id, 'recorded', null, 1, false]]);
+    expect((await deliverTogether(m, [start])).map(summary)).toEqual([[start.id, 'recorded', null, 1, false]]);
     const planned = planEvent(parseEnvelope(renewal), program.id);
-    const [again, rerun] = await Promise.all([delivery(t, program, renewal), applyRerun(t.deps, { programId: program.id, eventId: renewal.id, planned })]);
+    const { value: [again, rerun], statements } = await m.during(() =>
+      Promise.all([delivery(t, program, renewal), applyRerun(t.deps, { programId: program.id, eventId: renewal.id, planned })]),
+    );
+    // One transaction for both, and no new event row: the re-run updates the stored one.
+    expect(statements).toEqual(['BEGIN', 'COMMIT']);
     expect(summary(rerun!)).toEqual([renewal.id, 'recorded', null, 2, false]);
     expect(summary(again)).toEqual([renewal.id, 'recorded', null, 2, true]);
     expect(await customerOfSale(t, 2)).toBe('user_42');
@@ -136,13 +167,14 @@ describe('one batch of webhook deliveries', () => {
   });
 
   test("an event naming the Stripe customer an earlier event of the batch links is attributed after it, by the provider step (§6)", async () => {
-    const { t, program, load } = await merchant();
+    const m = await merchant();
+    const { t, load } = m;
     const base = load('checkout-one-time');
     const linking = checkout(base, 1, {}); // click A → user_42, links cus_wave
     linking.data.object.customer = 'cus_wave';
     const following = checkout(base, 2, { partner_click_id: undefined, partner_customer_key: 'user_77' });
     following.data.object.customer = 'cus_wave';
-    const applied = await deliverTogether(t, program, [linking, following]);
+    const applied = await deliverTogether(m, [linking, following]);
     expect(applied.map(summary)).toEqual([
       ['evt_batch_1', 'recorded', null, 1, false],
       ['evt_batch_2', 'recorded', null, 2, false],
@@ -153,10 +185,11 @@ describe('one batch of webhook deliveries', () => {
   });
 
   test('a renewal and the checkout that identifies its customer in one batch: the renewal is stored unattributed, then recorded by the checkout', async () => {
-    const { t, program, load } = await merchant();
+    const m = await merchant();
+    const { t, program, load } = m;
     t.clock.set('2026-04-28T12:05:00.000Z');
     const [renewal, start] = [load('invoice-renewal-no-metadata'), load('checkout-subscription')];
-    const applied = await deliverTogether(t, program, [renewal, start]);
+    const applied = await deliverTogether(m, [renewal, start]);
     expect(applied.map(summary)).toEqual([
       [renewal.id, 'skipped', 'no_attribution', null, false],
       [start.id, 'recorded', null, 1, false],

@@ -1,24 +1,28 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, onTestFinished, test } from 'vitest';
 import { AppError } from '../../src/errors.js';
 import { Store, type Columns } from '../../src/store/db.js';
 import { migrations } from '../../src/store/migrations/index.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+/** A database file in a fresh directory, removed when the test finishes. */
 function tempFile() {
   const dir = mkdtempSync(join(tmpdir(), 'partnerkit-store-'));
-  dirs.push(dir);
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return join(dir, 'partnerkit.duckdb');
+}
+
+/** A store closed when the test finishes, also when it fails before its own close (a second close does nothing). */
+async function openStore(path: string, options?: Parameters<typeof Store.open>[1]): Promise<Store> {
+  const store = await Store.open(path, options);
+  onTestFinished(() => store.close());
+  return store;
 }
 
 describe('migrations', () => {
   test('a new file gets every migration once, recorded in schema_migrations', async () => {
-    const store = await Store.open(tempFile());
+    const store = await openStore(tempFile());
     const applied = await store.read((sql) => sql.all('SELECT version, name FROM schema_migrations ORDER BY version'));
     expect(applied).toEqual(migrations.map((m) => ({ version: m.version, name: m.name })));
     await store.close();
@@ -26,16 +30,16 @@ describe('migrations', () => {
 
   test('an existing file is migrated forward on open, keeping its data; reopening applies nothing twice', async () => {
     const file = tempFile();
-    const v1 = await Store.open(file, { migrations: [migrations[0]] });
+    const v1 = await openStore(file, { migrations: [migrations[0]] });
     await v1.transaction((sql) => sql.run("INSERT INTO partners (id, name, email, created_at) VALUES (1, 'Old', 'old@example.com', TIMESTAMP '2026-01-01')"));
     await v1.close();
 
     const v2 = { version: 99, name: 'add-partner-note', sql: 'ALTER TABLE partners ADD COLUMN note VARCHAR' };
-    const upgraded = await Store.open(file, { migrations: [...migrations, v2] });
+    const upgraded = await openStore(file, { migrations: [...migrations, v2] });
     expect(await upgraded.read((sql) => sql.all('SELECT id, name, note FROM partners'))).toEqual([{ id: 1, name: 'Old', note: null }]);
     await upgraded.close();
 
-    const reopened = await Store.open(file, { migrations: [...migrations, v2] });
+    const reopened = await openStore(file, { migrations: [...migrations, v2] });
     const versions = await reopened.read((sql) => sql.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version'));
     expect(versions.map((v) => v.version)).toEqual([...migrations.map((m) => m.version), 99]);
     await reopened.close();
@@ -43,14 +47,14 @@ describe('migrations', () => {
 
   test('migration 003 takes the report day off test clicks stored before it, and only theirs', async () => {
     const file = tempFile();
-    const v2 = await Store.open(file, { migrations: migrations.slice(0, 2) });
+    const v2 = await openStore(file, { migrations: migrations.slice(0, 2) });
     await v2.transaction((sql) =>
       sql.run(`INSERT INTO clicks (id, click_id, program_id, partner_program_id, is_test, created_at, day) VALUES
         (1, 'ck_1_a', 1, 1, false, TIMESTAMP '2026-03-01 10:00', DATE '2026-03-01'),
         (2, 'ck_2_b', 1, 1, true, TIMESTAMP '2026-03-01 11:00', DATE '2026-03-01')`),
     );
     await v2.close();
-    const v3 = await Store.open(file);
+    const v3 = await openStore(file);
     const days = await v3.read((sql) => sql.all<{ id: number; day: string | null }>("SELECT id, strftime(day, '%Y-%m-%d') AS day FROM clicks ORDER BY id"));
     expect(days).toEqual([{ id: 1, day: '2026-03-01' }, { id: 2, day: null }]);
     await v3.close();
@@ -58,7 +62,7 @@ describe('migrations', () => {
 
   test('migration 004 gives customers stored before it the click id value of their click; a customer without a click keeps none', async () => {
     const file = tempFile();
-    const v3 = await Store.open(file, { migrations: migrations.slice(0, 3) });
+    const v3 = await openStore(file, { migrations: migrations.slice(0, 3) });
     await v3.transaction((sql) =>
       sql.run(`INSERT INTO clicks (id, click_id, program_id, partner_program_id, is_test, created_at, day) VALUES
           (7, 'ck_7_secret', 1, 1, false, TIMESTAMP '2026-03-01 10:00', DATE '2026-03-01');
@@ -67,7 +71,7 @@ describe('migrations', () => {
           (2, '1:b', 1, 'b', NULL, 1, TIMESTAMP '2026-03-01 12:00', TIMESTAMP '2026-03-01 12:00', 'lead', DATE '2026-03-01')`),
     );
     await v3.close();
-    const v4 = await Store.open(file);
+    const v4 = await openStore(file);
     const refs = await v4.read((sql) => sql.all('SELECT id, click_ref FROM customers ORDER BY id'));
     expect(refs).toEqual([{ id: 1, click_ref: 'ck_7_secret' }, { id: 2, click_ref: null }]);
     await v4.close();
@@ -75,10 +79,10 @@ describe('migrations', () => {
 
   test('a failing migration leaves the file at the previous version', async () => {
     const file = tempFile();
-    await (await Store.open(file)).close();
+    await (await openStore(file)).close();
     const broken = { version: 99, name: 'broken', sql: 'ALTER TABLE nope ADD COLUMN x INT' };
     await expect(Store.open(file, { migrations: [...migrations, broken] })).rejects.toThrow(/migration 99 \(broken\) failed/);
-    const store = await Store.open(file);
+    const store = await openStore(file);
     expect((await store.read((sql) => sql.one<{ v: number }>('SELECT max(version) AS v FROM schema_migrations')))!.v).toBe(migrations.at(-1)!.version);
     await store.close();
   });
@@ -86,7 +90,7 @@ describe('migrations', () => {
 
 describe('transactions on the writer connection', () => {
   test('a transaction failing at the SQL level does not take the transactions queued beside it down', async () => {
-    const store = await Store.open(':memory:');
+    const store = await openStore(':memory:');
     await store.transaction((sql) => sql.run('CREATE TABLE t (k VARCHAR PRIMARY KEY)'));
     const results = await Promise.allSettled([
       store.transaction((sql) => sql.run("INSERT INTO t VALUES ('a')")),
@@ -99,7 +103,7 @@ describe('transactions on the writer connection', () => {
   });
 
   test('an error thrown before writing rejects only its own transaction', async () => {
-    const store = await Store.open(':memory:');
+    const store = await openStore(':memory:');
     await store.transaction((sql) => sql.run('CREATE TABLE t (k VARCHAR PRIMARY KEY)'));
     const results = await Promise.allSettled([
       store.transaction((sql) => sql.run("INSERT INTO t VALUES ('a')")),
@@ -115,7 +119,7 @@ describe('transactions on the writer connection', () => {
   });
 
   test('a transaction that throws after writing leaves none of its writes behind', async () => {
-    const store = await Store.open(':memory:');
+    const store = await openStore(':memory:');
     await store.transaction((sql) => sql.run('CREATE TABLE t (k VARCHAR)'));
     const results = await Promise.allSettled([
       store.transaction((sql) => sql.run("INSERT INTO t VALUES ('kept')")),
@@ -131,13 +135,13 @@ describe('transactions on the writer connection', () => {
 
   test('close waits for queued writes and persists them', async () => {
     const file = tempFile();
-    const store = await Store.open(file);
+    const store = await openStore(file);
     const writes = Array.from({ length: 50 }, (_, i) =>
       store.transaction((sql) => sql.run('INSERT INTO partners (id, name, email, created_at) VALUES ($1, $2, $3, $4)', [i + 1, 'P', `p${i}@example.com`, new Date()])),
     );
     await store.close();
     await Promise.all(writes);
-    const reopened = await Store.open(file);
+    const reopened = await openStore(file);
     expect((await reopened.read((sql) => sql.one<{ n: number }>('SELECT count(*) AS n FROM partners')))!.n).toBe(50);
     await reopened.close();
   });
@@ -152,7 +156,7 @@ describe('appending rows', () => {
   const keys = (store: Store) => store.read((sql) => sql.all<{ txn_key: string }>('SELECT txn_key FROM sale_transactions ORDER BY txn_key')).then((rows) => rows.map((r) => r.txn_key));
 
   test('appended rows commit with their transaction, values as given (NULL, BIGINT, TIMESTAMP)', async () => {
-    const store = await Store.open(tempFile());
+    const store = await openStore(tempFile());
     await store.transaction((sql) => sql.append('sale_transactions', LEDGER, [entry('a'), { ...entry('b'), sale_id: 2 ** 40 }]));
     const rows = await store.read((sql) => sql.all('SELECT txn_key, sale_id, created_at FROM sale_transactions ORDER BY txn_key'));
     expect(rows).toEqual([
@@ -163,7 +167,7 @@ describe('appending rows', () => {
   });
 
   test('a key violation at the append fails its transaction alone and leaves none of its rows; queued neighbours commit', async () => {
-    const store = await Store.open(tempFile());
+    const store = await openStore(tempFile());
     await store.transaction((sql) => sql.append('sale_transactions', LEDGER, [entry('a')]));
     const results = await Promise.allSettled([
       store.transaction((sql) => sql.append('sale_transactions', LEDGER, [entry('b')])),
@@ -177,7 +181,7 @@ describe('appending rows', () => {
   });
 
   test("columns that are not the table's, in its order, are refused before anything is written", async () => {
-    const store = await Store.open(tempFile());
+    const store = await openStore(tempFile());
     const swapped: Columns<Ledger> = [LEDGER[1], LEDGER[0], ...LEDGER.slice(2)];
     await expect(store.transaction((sql) => sql.append('sale_transactions', swapped, [entry('a')]))).rejects.toThrow(
       'append to sale_transactions: columns (program_id BIGINT, txn_key VARCHAR, mode VARCHAR, transaction_id VARCHAR, sale_id BIGINT, created_at TIMESTAMP) are not the table\'s (txn_key VARCHAR, program_id BIGINT, mode VARCHAR, transaction_id VARCHAR, sale_id BIGINT, created_at TIMESTAMP)',

@@ -1,0 +1,187 @@
+import type { FastifyInstance } from 'fastify';
+import { describe, expect, test } from 'vitest';
+import { ADMIN_TOKEN, buildTestApp, type ProgramFixture, type TestApp } from './app.js';
+
+/**
+ * The authorization cases every authenticated route runs (after unkey's runCommonRouteTests): no,
+ * malformed and unknown credentials, a retired API key, a credential of the wrong kind and an expired
+ * session are refused with 401 in their exact envelope before validation, and store nothing; the
+ * credentials the route takes get through.
+ */
+
+/** What a route takes: a program API key, the instance admin token, or a dashboard session (or the admin token). */
+export type Guard = 'apiKey' | 'admin' | 'session';
+
+export type PreparedRequest = { url: string; payload?: object };
+
+export type AuthenticatedRoute = {
+  method: 'GET' | 'POST';
+  /** As the app registers it, e.g. /api/admin/programs/:programId. */
+  route: string;
+  guard: Guard;
+  /** A request the route answers `accepted` with a credential it takes; makes the rows it needs. */
+  prepareRequest(t: TestApp, program: ProgramFixture): Promise<PreparedRequest>;
+  accepted: number;
+  /** A request that fails validation: without credentials it is still 401 (authorization comes first). */
+  invalidRequest?: (program: ProgramFixture) => PreparedRequest;
+};
+
+const MESSAGES: Record<Guard, { missing: string; refused: string }> = {
+  apiKey: {
+    missing: 'Missing or malformed Authorization header; send Authorization: Bearer <API key>',
+    refused: 'The API key matches no active program',
+  },
+  admin: {
+    missing: 'The admin API needs the instance admin token (see <data-dir>/admin-token)',
+    refused: 'The admin API needs the instance admin token (see <data-dir>/admin-token)',
+  },
+  session: {
+    missing: 'Missing or malformed Authorization header; send Authorization: Bearer <session token>',
+    refused: 'No valid dashboard session: the token is unknown or expired (program API keys are not accepted here)',
+  },
+};
+
+const unauthorized = (message: string) => ({ data: null, error: { status: 401, name: 'UnauthorizedError', message, details: null, code: 'unauthorized' } });
+
+/** A retired key is told how to rotate, in the typed envelope. */
+const ROTATION_REQUIRED = {
+  error: {
+    code: 'api_key_rotation_required',
+    message: 'This API key has been retired',
+    hint: 'Create a new key with `partnerkit key create --program <id>` (or in the program settings) and replace the retired one in your backend.',
+    docs_url: 'https://github.com/partnerkit/partnerkit#api-keys',
+  },
+};
+
+type Verdict = 'missing' | 'refused' | 'retired' | 'accepted';
+type Credential = (t: TestApp, program: ProgramFixture) => Promise<string | undefined>;
+
+const bearer = (token: string) => `Bearer ${token}`;
+const fixed = (header: string | undefined): Credential => async () => header;
+
+async function memberSession(t: TestApp, program: ProgramFixture, ttlHours = 24): Promise<{ token: string; expiresAt: string }> {
+  await t.admin('POST', `/programs/${program.id}/members`, { email: 'member@example.com' });
+  return t.admin('POST', '/sessions', { email: 'member@example.com', ttlHours });
+}
+
+const missing = { apiKey: 'missing', admin: 'missing', session: 'missing' } as const;
+const refused = { apiKey: 'refused', admin: 'refused', session: 'refused' } as const;
+
+const CASES: Array<[string, Credential, Record<Guard, Verdict>]> = [
+  ['no Authorization header', fixed(undefined), missing],
+  ['a malformed header (another scheme)', fixed('Token abc'), missing],
+  ['a malformed header (Bearer without a token)', fixed('Bearer'), missing],
+  ['a malformed header (two tokens)', fixed('Bearer pk_live_a pk_live_b'), missing],
+  ['an unknown API key', fixed(bearer(`pk_live_${'u'.repeat(32)}`)), refused],
+  ['an unknown admin token', fixed(bearer('pka_unknown')), refused],
+  ['an unknown session token', fixed(bearer('pks_unknown')), refused],
+  [
+    'a retired API key',
+    async (t, program) => {
+      const key = await t.admin('POST', `/programs/${program.id}/keys`, {});
+      await t.admin('POST', `/programs/${program.id}/keys/${key.id}/retire`);
+      return bearer(key.apiKey);
+    },
+    { apiKey: 'retired', admin: 'refused', session: 'refused' },
+  ],
+  ['the live API key', async (_t, program) => bearer(program.apiKey), { apiKey: 'accepted', admin: 'refused', session: 'refused' }],
+  ['the test API key', async (_t, program) => bearer(program.testApiKey), { apiKey: 'accepted', admin: 'refused', session: 'refused' }],
+  ['the admin token', fixed(bearer(ADMIN_TOKEN)), { apiKey: 'refused', admin: 'accepted', session: 'accepted' }],
+  [
+    "a session token of the program's active member",
+    async (t, program) => bearer((await memberSession(t, program)).token),
+    { apiKey: 'refused', admin: 'refused', session: 'accepted' },
+  ],
+  [
+    'a session token at its expiry',
+    async (t, program) => {
+      const { token, expiresAt } = await memberSession(t, program, 1);
+      t.clock.set(expiresAt);
+      return bearer(token);
+    },
+    refused,
+  ],
+];
+
+/** Row counts of every table: a refused request must change none. */
+async function rowCounts(t: TestApp): Promise<Record<string, number>> {
+  return t.store.read(async (sql) => {
+    const tables = await sql.all<{ name: string }>('SELECT table_name AS name FROM duckdb_tables() ORDER BY table_name');
+    const rows = await sql.all<{ name: string; n: number }>(tables.map(({ name }) => `SELECT '${name}' AS name, count(*) AS n FROM "${name}"`).join(' UNION ALL '));
+    return Object.fromEntries(rows.map((r) => [r.name, r.n]));
+  });
+}
+
+async function send(t: TestApp, method: string, request: PreparedRequest, authorization: string | undefined) {
+  return t.app.inject({ method: method as 'GET' | 'POST', url: request.url, payload: request.payload, headers: authorization === undefined ? {} : { authorization } });
+}
+
+async function expectRefused(t: TestApp, method: string, request: PreparedRequest, authorization: string | undefined, body: object) {
+  const before = await rowCounts(t);
+  const response = await send(t, method, request, authorization);
+  expect(response.statusCode, response.body).toBe(401);
+  expect(response.json()).toEqual(body);
+  expect(await rowCounts(t)).toEqual(before);
+}
+
+export function runCommonRouteTests(route: AuthenticatedRoute): void {
+  const { method, guard } = route;
+  describe(`${method} ${route.route} (${guard})`, () => {
+    const verdicts = CASES.map(([name, credential, verdict]) => [name, credential, verdict[guard]] as const);
+
+    test.each(verdicts.filter(([, , verdict]) => verdict !== 'accepted'))('%s: 401, nothing stored', async (_name, credential, verdict) => {
+      const t = await buildTestApp();
+      const program = await t.program();
+      const request = await route.prepareRequest(t, program);
+      const body = verdict === 'retired' ? ROTATION_REQUIRED : unauthorized(MESSAGES[guard][verdict as 'missing' | 'refused']);
+      await expectRefused(t, method, request, await credential(t, program), body);
+    });
+
+    test.each(verdicts.filter(([, , verdict]) => verdict === 'accepted'))(`%s: ${route.accepted}`, async (_name, credential) => {
+      const t = await buildTestApp();
+      const program = await t.program();
+      const request = await route.prepareRequest(t, program);
+      const response = await send(t, method, request, await credential(t, program));
+      expect(response.statusCode, response.body).toBe(route.accepted);
+    });
+
+    if (route.invalidRequest) {
+      const invalid = route.invalidRequest;
+      test('an invalid request without credentials: 401, authorization comes before validation', async () => {
+        const t = await buildTestApp();
+        const program = await t.program();
+        await expectRefused(t, method, invalid(program), undefined, unauthorized(MESSAGES[guard].missing));
+      });
+    }
+  });
+}
+
+/**
+ * Every route the app serves as `METHOD /path`, read from Fastify's route tree (printRoutes without
+ * common prefixes: a node's key is its path after its parent's). HEAD routes are left out: Fastify
+ * adds one beside each GET, with the GET's hooks.
+ */
+export function servedRoutes(app: FastifyInstance): string[] {
+  const path: string[] = [];
+  const routes: string[] = [];
+  const methodsOf = (text: string, at: string) => {
+    const match = /^ \(([A-Z, ]+)\)/.exec(text);
+    if (!match) throw new Error(`unexpected route tree line: ${text}`);
+    for (const m of match[1].split(', ')) if (m !== 'HEAD') routes.push(`${m} ${at}`);
+  };
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n').filter(Boolean)) {
+    let depth = 0;
+    while (line.startsWith('│   ', depth * 4) || line.startsWith('    ', depth * 4)) depth++;
+    const rest = line.slice(depth * 4);
+    if (rest.startsWith('├── ') || rest.startsWith('└── ')) {
+      const [, key, methods] = /^(\S+)(.*)$/.exec(rest.slice(4))!;
+      path.length = depth;
+      path.push(key);
+      if (methods) methodsOf(methods, path.join(''));
+    } else {
+      // More routes of the node above, with other constraints: printed on lines of their own.
+      methodsOf(rest, path.slice(0, depth).join(''));
+    }
+  }
+  return routes.sort();
+}

@@ -1,0 +1,149 @@
+import { describe, expect, test } from 'vitest';
+import { buildTestApp, type ProgramFixture } from '../helpers/app.js';
+import { programFields, saleFields } from '../helpers/factories.js';
+import { runCommonRouteTests, servedRoutes, type AuthenticatedRoute } from '../helpers/route-auth.js';
+
+const ADMIN = '/api/admin';
+const programUrl = (program: ProgramFixture, rest = '') => `${ADMIN}/programs/${program.id}${rest}`;
+const member = { email: 'ann@example.com' };
+
+/** Every route that takes a credential, with a request it accepts. A route missing here fails the test at the end. */
+const ROUTES: AuthenticatedRoute[] = [
+  {
+    method: 'POST', route: '/api/v1/track/lead', guard: 'apiKey', accepted: 200,
+    prepareRequest: async (t, program) => ({ url: '/api/v1/track/lead', payload: { customer_key: 'cust_1', click_id: await t.click(program) } }),
+    invalidRequest: () => ({ url: '/api/v1/track/lead', payload: { customer_key: '' } }),
+  },
+  {
+    method: 'POST', route: '/api/v1/track/sale', guard: 'apiKey', accepted: 200,
+    prepareRequest: async (t, program) => {
+      await t.lead(program);
+      return { url: '/api/v1/track/sale', payload: saleFields() };
+    },
+    invalidRequest: () => ({ url: '/api/v1/track/sale', payload: saleFields({ amount_cents: 'x' }) }),
+  },
+  {
+    method: 'POST', route: `${ADMIN}/programs`, guard: 'admin', accepted: 200,
+    prepareRequest: async () => ({ url: `${ADMIN}/programs`, payload: programFields() }),
+    invalidRequest: () => ({ url: `${ADMIN}/programs`, payload: programFields({ name: '' }) }),
+  },
+  {
+    method: 'GET', route: `${ADMIN}/programs`, guard: 'admin', accepted: 200,
+    prepareRequest: async () => ({ url: `${ADMIN}/programs` }),
+  },
+  {
+    method: 'GET', route: `${ADMIN}/programs/:programId`, guard: 'admin', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: programUrl(program) }),
+    invalidRequest: () => ({ url: `${ADMIN}/programs/abc` }),
+  },
+  {
+    method: 'POST', route: `${ADMIN}/programs/:programId/rules`, guard: 'admin', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: programUrl(program, '/rules'), payload: { productId: 'pro', commissionPercent: 30 } }),
+    invalidRequest: (program) => ({ url: programUrl(program, '/rules'), payload: { productId: 'pro' } }),
+  },
+  {
+    method: 'POST', route: `${ADMIN}/programs/:programId/keys`, guard: 'admin', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: programUrl(program, '/keys'), payload: { test: true } }),
+    invalidRequest: (program) => ({ url: programUrl(program, '/keys'), payload: { test: 'yes' } }),
+  },
+  {
+    method: 'GET', route: `${ADMIN}/programs/:programId/keys`, guard: 'admin', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: programUrl(program, '/keys') }),
+    invalidRequest: () => ({ url: `${ADMIN}/programs/abc/keys` }),
+  },
+  {
+    method: 'POST', route: `${ADMIN}/programs/:programId/keys/:keyId/retire`, guard: 'admin', accepted: 200,
+    prepareRequest: async (t, program) => {
+      const key = await t.admin('POST', `/programs/${program.id}/keys`, {});
+      return { url: programUrl(program, `/keys/${key.id}/retire`) };
+    },
+    invalidRequest: (program) => ({ url: programUrl(program, '/keys/0/retire') }),
+  },
+  {
+    method: 'POST', route: `${ADMIN}/partners`, guard: 'admin', accepted: 200,
+    prepareRequest: async () => ({ url: `${ADMIN}/partners`, payload: { name: 'New partner', email: 'new@example.com' } }),
+    invalidRequest: () => ({ url: `${ADMIN}/partners`, payload: { name: 'New partner', email: 'not-an-email' } }),
+  },
+  {
+    method: 'POST', route: `${ADMIN}/programs/:programId/partners`, guard: 'admin', accepted: 200,
+    prepareRequest: async (t, program) => ({ url: programUrl(program, '/partners'), payload: { partnerId: (await t.partner()).id } }),
+    invalidRequest: (program) => ({ url: programUrl(program, '/partners'), payload: { partnerId: 0 } }),
+  },
+  {
+    method: 'POST', route: `${ADMIN}/programs/:programId/members`, guard: 'admin', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: programUrl(program, '/members'), payload: member }),
+    invalidRequest: (program) => ({ url: programUrl(program, '/members'), payload: { email: 'ann' } }),
+  },
+  {
+    method: 'POST', route: `${ADMIN}/programs/:programId/members/remove`, guard: 'admin', accepted: 200,
+    prepareRequest: async (t, program) => {
+      await t.admin('POST', `/programs/${program.id}/members`, member);
+      return { url: programUrl(program, '/members/remove'), payload: member };
+    },
+    invalidRequest: (program) => ({ url: programUrl(program, '/members/remove'), payload: { email: 'ann' } }),
+  },
+  {
+    method: 'POST', route: `${ADMIN}/sessions`, guard: 'admin', accepted: 200,
+    prepareRequest: async (t, program) => {
+      await t.admin('POST', `/programs/${program.id}/members`, member);
+      return { url: `${ADMIN}/sessions`, payload: member };
+    },
+    invalidRequest: () => ({ url: `${ADMIN}/sessions`, payload: { email: 'ann', ttlHours: 0 } }),
+  },
+  {
+    method: 'GET', route: `${ADMIN}/programs/:programId/webhook-events`, guard: 'admin', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: programUrl(program, '/webhook-events') }),
+    invalidRequest: (program) => ({ url: programUrl(program, '/webhook-events?limit=0') }),
+  },
+  {
+    method: 'POST', route: `${ADMIN}/programs/:programId/webhook-secret`, guard: 'admin', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: programUrl(program, '/webhook-secret'), payload: { secret: 'whsec_0123456789abcdef' } }),
+    invalidRequest: (program) => ({ url: programUrl(program, '/webhook-secret'), payload: { secret: 'sk_live_nope' } }),
+  },
+  {
+    method: 'POST', route: `${ADMIN}/demo`, guard: 'admin', accepted: 200,
+    prepareRequest: async () => ({ url: `${ADMIN}/demo`, payload: { days: 2, clicks: 20, seed: 1 } }),
+    invalidRequest: () => ({ url: `${ADMIN}/demo`, payload: { days: 0 } }),
+  },
+  {
+    method: 'GET', route: '/api/tracking/performance/:programId', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/tracking/performance/${program.id}` }),
+    // An unknown program and a bad query: still 401, not 404 or 400.
+    invalidRequest: () => ({ url: '/api/tracking/performance/999?period=1y' }),
+  },
+];
+
+for (const route of ROUTES) runCommonRouteTests(route);
+
+type Probe = { method: 'GET' | 'POST' | 'OPTIONS'; url: string; payload?: object; headers?: Record<string, string> };
+
+/** The routes that take no credential, each with a request it answers without one. */
+const PUBLIC: Array<[string, (program: ProgramFixture) => Probe, number]> = [
+  ['GET /healthz', () => ({ method: 'GET', url: '/healthz' }), 200],
+  ['GET /openapi.json', () => ({ method: 'GET', url: '/openapi.json' }), 200],
+  ['POST /api/v1/track/click', (program) => ({ method: 'POST', url: '/api/v1/track/click', payload: { ref: program.refCode } }), 200],
+  // Verified by its Stripe signature, not a bearer credential: unsigned is 400 invalid_signature.
+  ['POST /api/v1/webhooks/stripe/:programId', (program) => ({ method: 'POST', url: `/api/v1/webhooks/stripe/${program.id}`, payload: {} }), 400],
+  [
+    'OPTIONS *',
+    () => ({ method: 'OPTIONS', url: '/api/v1/track/click', headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' } }),
+    204,
+  ],
+];
+
+describe('the authorization table covers the app', () => {
+  test('every route the app serves is in the table of authenticated routes or among the public ones', async () => {
+    const t = await buildTestApp();
+    await t.app.ready();
+    const listed = [...ROUTES.map((r) => `${r.method} ${r.route}`), ...PUBLIC.map(([route]) => route)];
+    expect(servedRoutes(t.app)).toEqual(listed.sort());
+  });
+
+  test.each(PUBLIC)('%s answers a request without credentials', async (_route, probe, status) => {
+    const t = await buildTestApp();
+    const program = await t.program();
+    const { method, url, payload, headers } = probe(program);
+    const response = await t.app.inject({ method, url, payload, headers });
+    expect(response.statusCode, response.body).toBe(status);
+  });
+});
