@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomToken } from './domain/secrets.js';
 
-/** The files of a data dir (DECISIONS §1–§2). */
+/** The files of a data dir (docs/behaviour.md §1.2, §2.1). */
 export type DataDir = {
   root: string;
   database: string;

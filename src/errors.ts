@@ -1,5 +1,5 @@
 /**
- * Every error the service answers with, in one table (specification §7, DECISIONS §3–§5).
+ * Every error the service answers with, in one table (docs/behaviour.md §7.4).
  * Domain code throws `AppError(code, …)`; src/http/errors.ts turns it into a response.
  */
 type Envelope = 'platform' | 'typed';

@@ -7,7 +7,7 @@ export function percentToBasisPoints(percent: number): number {
   return Math.round(percent * 100);
 }
 
-/** Commission in cents: percentages round half up to whole cents, computed in integers (DECISIONS §3). */
+/** Commission in cents: percentages round half up to whole cents, computed in integers (docs/behaviour.md §4.8). */
 export function commissionCents(amountCents: number, rule: CommissionRule): number {
   if (rule.type === 'flat') return rule.value;
   return Number((BigInt(amountCents) * BigInt(rule.value) + 5000n) / 10000n);

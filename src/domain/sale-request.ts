@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 
-/** Payment providers a sale may name (DECISIONS §3; the specification omits the ten names). */
+/** Payment providers a sale may name (docs/behaviour.md §4.2; the specification omits the ten names). */
 export const PROVIDERS = [
   'stripe', 'paddle', 'lemonsqueezy', 'paypal', 'braintree', 'chargebee', 'recurly', 'adyen', 'square', 'polar', 'other',
 ] as const;
@@ -33,7 +33,7 @@ function depth(value: unknown): number {
 const key = z.string().min(1).max(255);
 
 /**
- * The body of POST /api/v1/track/sale: the one source of its rules (DECISIONS §3), its TypeScript
+ * The body of POST /api/v1/track/sale: the one source of its rules (docs/behaviour.md §4.2), its TypeScript
  * type and its OpenAPI entry. occurred_at is checked against the service clock, hence the factory.
  * The currency is only required to be a string here: an unknown one is 422, not 400.
  */

@@ -32,7 +32,7 @@ export type SaleOutcome =
   | { kind: 'duplicate'; saleId: number | null }
   | ({ kind: 'refused' } & SaleRefusal);
 
-/** Test mode by any of its three triggers (§4.1.4). */
+/** Test mode by any of its three triggers (docs/behaviour.md §4.3). */
 export function saleMode(keyMode: SaleMode, request: SaleRequest): SaleMode {
   const test = keyMode === 'test' || request.additional_data?.test_mode === true || request.livemode === false;
   return test ? 'test' : 'live';
@@ -91,7 +91,7 @@ async function loadContext(store: Store, sql: Sql, batch: PendingSale[], seen: B
   );
   const subscriptionIds = live.flatMap((s) => (s.request.is_recurring && s.request.subscription_id !== undefined ? [s.request.subscription_id] : []));
 
-  // One connection runs one statement at a time (DUCKDB.md), so these reads are sequential.
+  // One connection runs one statement at a time (docs/architecture.md §3.2), so these reads are sequential.
   const programs = await cachedPrograms(store, sql, programIds);
   const customersByKey = await tracking.findCustomersByKeys(sql, byKey);
   for (const customer of known) customersByKey.set(programKey(customer.program_id, customer.customer_key), customer);

@@ -21,7 +21,7 @@ export type PerformanceWindows = { from: Date; to: Date; previousFrom: Date; pre
 const METRICS = ['clicks', 'leads', 'leadStatus', 'conversions', 'revenueCents', 'sales', 'partners', 'commissionCents'] as const;
 
 /**
- * Where each metric comes from (DECISIONS §4 dating): its table, the instant that dates it, the
+ * Where each metric comes from (docs/behaviour.md §5.5): its table, the instant that dates it, the
  * stored UTC day of that instant, and its filter. Test data never counts: test clicks have no day
  * (migration 003), so every filter on the day leaves them out; test sales live in their own table.
  */

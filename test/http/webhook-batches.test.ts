@@ -8,7 +8,7 @@ import { fixture, stripeMerchant } from '../helpers/stripe.js';
 
 /**
  * Deliveries submitted in one tick are decided and stored as one batch in one transaction
- * (apply.ts): every lookup of §6 is one statement for the batch, so each delivery must still get
+ * (apply.ts): every attribution lookup is one statement for the batch, so each delivery must still get
  * its own customer, its own redelivery answer and its own sale. That they did share one batch is
  * checked on the writer's statements: one append of their events, in one committed transaction.
  */
@@ -83,7 +83,7 @@ function customerOfSale(t: TestApp, saleId: number | null): Promise<string | und
 const summary = ({ row, redelivery }: Applied) => [row.event_id, row.outcome, row.reason, row.sale_id, redelivery];
 
 describe('one batch of webhook deliveries', () => {
-  test('each delivery is attributed by its own first matching step of §6', async () => {
+  test('each delivery is attributed by its own first matching step of the attribution order', async () => {
     const m = await merchant();
     const { t, clickOf88, load } = m;
     const base = load('checkout-one-time');
@@ -166,7 +166,7 @@ describe('one batch of webhook deliveries', () => {
     expect(await t.count('sale_events')).toBe(2);
   });
 
-  test("an event naming the Stripe customer an earlier event of the batch links is attributed after it, by the provider step (§6)", async () => {
+  test("an event naming the Stripe customer an earlier event of the batch links is attributed after it, by the provider step", async () => {
     const m = await merchant();
     const { t, load } = m;
     const base = load('checkout-one-time');

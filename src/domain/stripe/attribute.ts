@@ -9,16 +9,16 @@ import type { AttributionHints } from './event-plan.js';
 /** An event's attribution question: its program and what identifies its customer. */
 export type Wanted = { programId: number; hints: AttributionHints };
 
-/** One step of §6 for a batch: what it looks for in an event's hints, and the customers of those values by programKey(program, value). */
+/** One step of the attribution order for a batch: what it looks for in an event's hints, and the customers of those values by programKey(program, value). */
 type Step = {
   value(hints: AttributionHints): string | undefined;
   find(sql: Sql, values: Match[]): Promise<Matches>;
 };
 
 /**
- * The attribution fallback order of §6: the click id, the e-mail against the lead, the provider's
+ * The attribution fallback order (docs/behaviour.md §6.9): the click id, the e-mail against the lead, the provider's
  * customer id from an earlier attributed session, the customer key alone; renewals last through
- * the subscription's earlier sale (DECISIONS §5). The first step that finds a customer wins.
+ * the subscription's earlier sale. The first step that finds a customer wins.
  */
 const steps: Step[] = [
   { value: (h) => h.clickId, find: (sql, clickIds) => findCustomersByClickIds(sql, clickIds.map((c) => c.value)) },

@@ -81,7 +81,7 @@ export async function decideEvents(deps: Deps, sql: Sql, events: EventToDecide[]
 /**
  * The events' indices in waves, in arrival order. An event naming the Stripe customer or the
  * subscription of an earlier event of the batch goes in a later wave, so it is attributed after
- * that event's sale and link are written, as if the two had come one at a time (§6's provider and
+ * that event's sale and link are written, as if the two had come one at a time (docs/behaviour.md §6.12: the provider and
  * subscription steps read them). Unrelated events share a wave.
  */
 function waves(events: EventToDecide[]): number[][] {

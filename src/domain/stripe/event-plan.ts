@@ -15,7 +15,7 @@ export type SkipReason =
   /** A signed event whose fields partnerkit reads have unexpected types (schema.ts). */
   | 'malformed_event';
 
-/** What identifies the customer, tried in the order of §6 (see attribute.ts). */
+/** What identifies the customer, tried in the order of docs/behaviour.md §6.9 (see attribute.ts). */
 export type AttributionHints = {
   clickId?: string;
   email?: string;
@@ -36,7 +36,7 @@ export function skip(reason: SkipReason): EventPlan {
   return { outcome: 'skipped', reason };
 }
 
-/** metadata program_id naming another program skips the event (DECISIONS §5). */
+/** metadata program_id naming another program skips the event (docs/behaviour.md §6.7). */
 export function isOtherProgram(metadata: StripeMetadata | null | undefined, programId: number): boolean {
   const named = metadataValue(metadata, METADATA.programId);
   return named !== undefined && named !== String(programId);

@@ -1,7 +1,7 @@
 import { AppError, invalidRequest } from '../../errors.js';
 import { parseEnvelope, type VerifiedEvent } from './schema.js';
 
-/** DECISIONS §5: a signature timestamp more than 300 s older than the service clock is stale. */
+/** docs/behaviour.md §6.2: a signature timestamp more than 300 s older than the service clock is stale. */
 const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 // Loaded on the first webhook: the package takes about 130 ms to import, which every CLI command
