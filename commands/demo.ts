@@ -4,7 +4,8 @@ import { PartnerkitCommand } from '../src/cli/base.js';
 import { renderObject } from '../src/cli/output.js';
 import { clockFromEnv } from '../src/clock.js';
 import { runningServer, type DataDir } from '../src/config.js';
-import { DEMO_DEFAULTS, DEMO_LIMITS, loadDemo, type DemoOptions, type DemoResult } from '../src/domain/demo.js';
+import { DEMO_DEFAULTS, DEMO_LIMITS, type DemoOptions, type DemoResult } from '../src/api/index.js';
+import { loadDemo } from '../src/domain/demo.js';
 import { DataDirLockedError, openLocalApp } from '../src/local.js';
 
 export default class Demo extends PartnerkitCommand {

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { renderObject } from '../../src/cli/output.js';
-import type { ProgramView } from '../../src/domain/provisioning.js';
+import type { CreatedProgram } from '../../src/api/index.js';
 
 export default class ProgramCreate extends PartnerkitCommand {
   static override description = 'Create a program with a live and a test API key (shown once) and a webhook secret';
@@ -21,7 +21,7 @@ export default class ProgramCreate extends PartnerkitCommand {
   async run() {
     const { flags } = await this.parse(ProgramCreate);
     const program = await this.withClient(flags, {}, (client) =>
-      client.admin<ProgramView & { apiKey: string; testApiKey: string }>('POST', '/programs', {
+      client.admin<CreatedProgram>('POST', '/programs', {
         name: flags.name,
         commissionPercent: flags['commission-percent'] === undefined ? undefined : Number(flags['commission-percent']),
         commissionFlatCents: flags['commission-flat-cents'],

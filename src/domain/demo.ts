@@ -1,5 +1,6 @@
 import { utc } from '@date-fns/utc';
 import { addDays, addMonths, startOfDay } from 'date-fns';
+import type { DemoOptions, DemoResult } from '../api/index.js';
 import { BulkLoad } from '../store/demo-loader.js';
 import { transactionKey } from '../store/sales.js';
 import { customerRef } from '../store/tracking.js';
@@ -8,27 +9,10 @@ import type { Deps } from './deps.js';
 import * as provisioning from './provisioning.js';
 import { randomCode } from './secrets.js';
 
-export type DemoOptions = { days: number; clicks: number; seed: number };
-export const DEMO_DEFAULTS: DemoOptions = { days: 90, clicks: 200_000, seed: 42 };
-/** Accepted ranges of the options, the same for the CLI and the admin route. */
-export const DEMO_LIMITS = { days: { min: 1, max: 3650 }, clicks: { min: 0, max: 100_000_000 }, seed: { min: 0, max: 2 ** 32 - 1 } } as const;
 export const DEMO_MEMBER_EMAIL = 'demo@partnerkit.local';
 
 /** Progress of a load: clicks written so far of the total. */
 export type DemoProgress = (done: number, total: number) => void;
-
-export type DemoResult = {
-  programId: number;
-  name: string;
-  apiKey: string;
-  testApiKey: string;
-  memberEmail: string;
-  sessionToken: string;
-  sessionExpiresAt: string;
-  from: string;
-  to: string;
-  counts: { partners: number; clicks: number; leads: number; conversions: number; sales: number; renewals: number; commissions: number };
-};
 
 const DAY_MS = 86_400_000;
 const LEAD_RATE = 0.1; // 10 M clicks make about 1 M customers and 500 k sales, the benchmark's shape

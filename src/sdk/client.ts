@@ -1,8 +1,6 @@
-import type { PerformanceQuery, PerformanceReport } from '../domain/performance.js';
-import type { LiveSaleResult, TestSaleResult } from '../domain/track-sale.js';
-import type { WebhookEventView, WebhookResult } from '../domain/stripe/receive.js';
-import type { LeadResult } from '../domain/tracking.js';
-import type { SaleRequest } from '../domain/sale-request.js';
+import type {
+  LeadResult, LiveSaleResult, PerformanceQuery, PerformanceReport, SaleRequest, TestSaleResult, WebhookEvent, WebhookResult,
+} from '../api/index.js';
 import { PartnerkitError } from './errors.js';
 import { toSaleRequest, type TrackSaleInput, type TrackSaleResult } from './track-sale.js';
 import { fetchTransport, NetworkError, type ApiRequest, type Transport } from './transport.js';
@@ -92,7 +90,7 @@ export class PartnerkitClient {
   }
 
   /** The received webhook events of a program with their outcome, newest first (admin token). */
-  webhookEvents(programId: number, limit = 50): Promise<WebhookEventView[]> {
+  webhookEvents(programId: number, limit = 50): Promise<WebhookEvent[]> {
     return this.admin('GET', `/programs/${programId}/webhook-events?limit=${limit}`);
   }
 
