@@ -26,7 +26,7 @@ export default class Demo extends PartnerkitCommand {
     // A server holding the data dir runs the same loader (POST /api/admin/demo); otherwise load here.
     const result =
       flags.url ?? runningServer(dir)?.url
-        ? await this.withClient(flags, {}, (client) => client.admin<DemoResult>('POST', '/demo', options))
+        ? await this.withClient(flags, {}, (client) => client.demo.load(options))
         : await this.loadLocally(dir, options);
     const seconds = (performance.now() - started) / 1000;
 

@@ -24,7 +24,7 @@ export default class ReportPerformance extends PartnerkitCommand {
   async run() {
     const { args, flags } = await this.parse(ReportPerformance);
     const query = flags.from === undefined ? { period: flags.period as Period } : { dateFrom: flags.from, dateTo: flags.to };
-    const report = await this.withClient(flags, { token: flags['session-token'] }, (client) => client.performance(args.programId, query));
+    const report = await this.withClient(flags, { token: flags['session-token'] }, (client) => client.reports.performance(args.programId, query));
     if (flags.csv) this.log(performanceCsv(report));
     else this.log(renderPerformance(args.programId, report));
     return report;

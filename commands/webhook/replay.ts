@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Args, Flags } from '@oclif/core';
 import cliProgress from 'cli-progress';
-import type { Program } from '../../src/api/index.js';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { fillPlaceholders, fixtureFiles, signStripePayload, withFreshEventId } from '../../src/cli/stripe-fixtures.js';
 import { clockFromEnv, type Clock } from '../../src/clock.js';
@@ -55,7 +54,7 @@ delivery is not answered with 2xx.`;
     const showBar = files.length >= PROGRESS_BAR_FROM && Boolean(process.stderr.isTTY) && !this.jsonEnabled();
 
     const deliveries = await this.withClient(flags, {}, async (client) => {
-      const secret = flags.secret ?? (await client.admin<Program>('GET', `/programs/${flags.program}`)).webhookSecret;
+      const secret = flags.secret ?? (await client.programs.get(flags.program)).webhookSecret;
       const bar = showBar ? new cliProgress.SingleBar({ stream: process.stderr }, cliProgress.Presets.shades_classic) : undefined;
       bar?.start(files.length, 0);
       const results: Delivery[] = [];
