@@ -4,7 +4,8 @@ import { PartnerkitCommand } from '../src/cli/base.js';
 import { renderObject } from '../src/cli/output.js';
 import { clockFromEnv } from '../src/clock.js';
 import { runningServer, type DataDir } from '../src/config.js';
-import { DEMO_DEFAULTS, DEMO_LIMITS, loadDemo, type DemoOptions, type DemoResult } from '../src/domain/demo.js';
+import { DEMO_DEFAULTS, DEMO_LIMITS, type DemoOptions, type DemoResult } from '../src/api/index.js';
+import { loadDemo } from '../src/domain/demo.js';
 import { DataDirLockedError, openLocalApp } from '../src/local.js';
 
 export default class Demo extends PartnerkitCommand {
@@ -25,7 +26,7 @@ export default class Demo extends PartnerkitCommand {
     // A server holding the data dir runs the same loader (POST /api/admin/demo); otherwise load here.
     const result =
       flags.url ?? runningServer(dir)?.url
-        ? await this.withClient(flags, {}, (client) => client.admin<DemoResult>('POST', '/demo', options))
+        ? await this.withClient(flags, {}, (client) => client.demo.load(options))
         : await this.loadLocally(dir, options);
     const seconds = (performance.now() - started) / 1000;
 

@@ -13,6 +13,6 @@ export default class ClickRecord extends PartnerkitCommand {
     const { flags } = await this.parse(ClickRecord);
     const click = await this.withClient(flags, {}, (client) => client.trackClick({ ref: flags.ref, test: flags.test }));
     this.log(click.click_id);
-    return { clickId: click.click_id };
+    return click;
   }
 }

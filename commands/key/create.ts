@@ -12,9 +12,7 @@ export default class KeyCreate extends PartnerkitCommand {
 
   async run() {
     const { flags } = await this.parse(KeyCreate);
-    const key = await this.withClient(flags, {}, (client) =>
-      client.admin<{ id: number; apiKey: string; mode: string }>('POST', `/programs/${flags.program}/keys`, { test: flags.test }),
-    );
+    const key = await this.withClient(flags, {}, (client) => client.keys.create(flags.program, { test: flags.test }));
     this.log(renderObject(key));
     return key;
   }

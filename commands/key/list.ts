@@ -2,8 +2,6 @@ import { Flags } from '@oclif/core';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { renderTable } from '../../src/cli/output.js';
 
-type KeyView = { id: number; programId: number; mode: string; prefix: string; status: string; createdAt: string };
-
 export default class KeyList extends PartnerkitCommand {
   static override description = "List a program's API keys (prefixes only, never the secrets)";
   static override examples = ['<%= config.bin %> key list --program 1'];
@@ -11,7 +9,7 @@ export default class KeyList extends PartnerkitCommand {
 
   async run() {
     const { flags } = await this.parse(KeyList);
-    const keys = await this.withClient(flags, {}, (client) => client.admin<KeyView[]>('GET', `/programs/${flags.program}/keys`));
+    const keys = await this.withClient(flags, {}, (client) => client.keys.list(flags.program));
     this.log(
       renderTable(
         [

@@ -12,9 +12,7 @@ export default class KeyRetire extends PartnerkitCommand {
 
   async run() {
     const { flags } = await this.parse(KeyRetire);
-    const result = await this.withClient(flags, {}, (client) =>
-      client.admin<{ id: number; status: string }>('POST', `/programs/${flags.program}/keys/${flags['key-id']}/retire`),
-    );
+    const result = await this.withClient(flags, {}, (client) => client.keys.retire(flags.program, flags['key-id']));
     this.log(renderObject(result));
     return result;
   }

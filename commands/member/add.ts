@@ -12,9 +12,7 @@ export default class MemberAdd extends PartnerkitCommand {
 
   async run() {
     const { flags } = await this.parse(MemberAdd);
-    const member = await this.withClient(flags, {}, (client) =>
-      client.admin<{ userId: number; programId: number; status: string }>('POST', `/programs/${flags.program}/members`, { email: flags.email }),
-    );
+    const member = await this.withClient(flags, {}, (client) => client.members.add(flags.program, { email: flags.email }));
     this.log(renderObject(member));
     return member;
   }

@@ -12,11 +12,7 @@ export default class MemberRemove extends PartnerkitCommand {
 
   async run() {
     const { flags } = await this.parse(MemberRemove);
-    const member = await this.withClient(flags, {}, (client) =>
-      client.admin<{ userId: number; programId: number; status: string }>('POST', `/programs/${flags.program}/members/remove`, {
-        email: flags.email,
-      }),
-    );
+    const member = await this.withClient(flags, {}, (client) => client.members.remove(flags.program, { email: flags.email }));
     this.log(renderObject(member));
     return member;
   }

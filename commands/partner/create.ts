@@ -12,9 +12,7 @@ export default class PartnerCreate extends PartnerkitCommand {
 
   async run() {
     const { flags } = await this.parse(PartnerCreate);
-    const partner = await this.withClient(flags, {}, (client) =>
-      client.admin<{ id: number; name: string; email: string }>('POST', '/partners', { name: flags.name, email: flags.email }),
-    );
+    const partner = await this.withClient(flags, {}, (client) => client.partners.create({ name: flags.name, email: flags.email }));
     this.log(renderObject(partner));
     return partner;
   }

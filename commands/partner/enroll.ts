@@ -12,13 +12,7 @@ export default class PartnerEnroll extends PartnerkitCommand {
 
   async run() {
     const { flags } = await this.parse(PartnerEnroll);
-    const enrollment = await this.withClient(flags, {}, (client) =>
-      client.admin<{ id: number; programId: number; partnerId: number; refCode: string; createdAt: string }>(
-        'POST',
-        `/programs/${flags.program}/partners`,
-        { partnerId: flags.partner },
-      ),
-    );
+    const enrollment = await this.withClient(flags, {}, (client) => client.partners.enroll(flags.program, { partnerId: flags.partner }));
     this.log(renderObject(enrollment));
     return enrollment;
   }

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
+import { DEFAULT_COMMISSION_PERCENT } from '../../src/api/index.js';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { renderObject } from '../../src/cli/output.js';
-import type { ProgramView } from '../../src/domain/provisioning.js';
 
 export default class ProgramCreate extends PartnerkitCommand {
   static override description = 'Create a program with a live and a test API key (shown once) and a webhook secret';
@@ -11,7 +11,7 @@ export default class ProgramCreate extends PartnerkitCommand {
   ];
   static override flags = {
     name: Flags.string({ description: 'program name', required: true }),
-    'commission-percent': Flags.string({ description: 'commission percentage per sale (default 20)', exclusive: ['commission-flat-cents'] }),
+    'commission-percent': Flags.string({ description: `commission percentage per sale (default ${DEFAULT_COMMISSION_PERCENT})`, exclusive: ['commission-flat-cents'] }),
     'commission-flat-cents': Flags.integer({ description: 'flat commission per sale, in cents', min: 0 }),
     'attribution-window-days': Flags.integer({ description: 'days from click (or signup) in which a sale is attributed', default: 90, min: 1 }),
     'hold-days': Flags.integer({ description: 'days a commission stays pending', default: 30, min: 0 }),
@@ -21,7 +21,7 @@ export default class ProgramCreate extends PartnerkitCommand {
   async run() {
     const { flags } = await this.parse(ProgramCreate);
     const program = await this.withClient(flags, {}, (client) =>
-      client.admin<ProgramView & { apiKey: string; testApiKey: string }>('POST', '/programs', {
+      client.programs.create({
         name: flags.name,
         commissionPercent: flags['commission-percent'] === undefined ? undefined : Number(flags['commission-percent']),
         commissionFlatCents: flags['commission-flat-cents'],

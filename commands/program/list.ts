@@ -1,6 +1,5 @@
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { renderTable } from '../../src/cli/output.js';
-import type { ProgramView } from '../../src/domain/provisioning.js';
 
 export default class ProgramList extends PartnerkitCommand {
   static override description = 'List programs';
@@ -8,7 +7,7 @@ export default class ProgramList extends PartnerkitCommand {
 
   async run() {
     const { flags } = await this.parse(ProgramList);
-    const programs = await this.withClient(flags, {}, (client) => client.admin<ProgramView[]>('GET', '/programs'));
+    const programs = await this.withClient(flags, {}, (client) => client.programs.list());
     this.log(
       renderTable(
         [

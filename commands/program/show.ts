@@ -1,7 +1,6 @@
 import { Flags } from '@oclif/core';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { renderObject } from '../../src/cli/output.js';
-import type { ProgramView } from '../../src/domain/provisioning.js';
 
 export default class ProgramShow extends PartnerkitCommand {
   static override description = 'Show a program, its product rules and webhook secret (never an API key)';
@@ -10,7 +9,7 @@ export default class ProgramShow extends PartnerkitCommand {
 
   async run() {
     const { flags } = await this.parse(ProgramShow);
-    const program = await this.withClient(flags, {}, (client) => client.admin<ProgramView>('GET', `/programs/${flags.program}`));
+    const program = await this.withClient(flags, {}, (client) => client.programs.get(flags.program));
     this.log(renderObject(program));
     return program;
   }

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { performanceCsv, renderPerformance } from '../../src/cli/performance.js';
-import { DEFAULT_PERIOD, PERIODS } from '../../src/domain/performance.js';
+import { DEFAULT_PERIOD, PERIODS, type Period } from '../../src/api/index.js';
 
 export default class ReportPerformance extends PartnerkitCommand {
   static override description =
@@ -23,8 +23,8 @@ export default class ReportPerformance extends PartnerkitCommand {
 
   async run() {
     const { args, flags } = await this.parse(ReportPerformance);
-    const query = flags.from === undefined ? { period: flags.period as (typeof PERIODS)[number] } : { dateFrom: flags.from, dateTo: flags.to };
-    const report = await this.withClient(flags, { token: flags['session-token'] }, (client) => client.performance(args.programId, query));
+    const query = flags.from === undefined ? { period: flags.period as Period } : { dateFrom: flags.from, dateTo: flags.to };
+    const report = await this.withClient(flags, { token: flags['session-token'] }, (client) => client.reports.performance(args.programId, query));
     if (flags.csv) this.log(performanceCsv(report));
     else this.log(renderPerformance(args.programId, report));
     return report;

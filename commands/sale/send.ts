@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { renderObject } from '../../src/cli/output.js';
-import type { SaleRequest } from '../../src/domain/sale-request.js';
+import type { SaleRequest } from '../../src/api/index.js';
 
 export default class SaleSend extends PartnerkitCommand {
   static override description = 'Record a sale through POST /api/v1/track/sale; exits non-zero with error.code on any error';

@@ -12,9 +12,7 @@ export default class SessionCreate extends PartnerkitCommand {
 
   async run() {
     const { flags } = await this.parse(SessionCreate);
-    const session = await this.withClient(flags, {}, (client) =>
-      client.admin<{ token: string; expiresAt: string }>('POST', '/sessions', { email: flags.email, ttlHours: flags['ttl-hours'] }),
-    );
+    const session = await this.withClient(flags, {}, (client) => client.sessions.create({ email: flags.email, ttlHours: flags['ttl-hours'] }));
     this.log(renderObject(session));
     return session;
   }

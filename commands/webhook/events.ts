@@ -12,7 +12,7 @@ export default class WebhookEvents extends PartnerkitCommand {
 
   async run() {
     const { flags } = await this.parse(WebhookEvents);
-    const events = await this.withClient(flags, {}, (client) => client.webhookEvents(flags.program, flags.limit));
+    const events = await this.withClient(flags, {}, (client) => client.webhooks.events(flags.program, { limit: flags.limit }));
     this.log(
       renderTable(
         [

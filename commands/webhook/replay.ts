@@ -1,23 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { Args, Flags } from '@oclif/core';
 import cliProgress from 'cli-progress';
+import type { WebhookResult } from '../../src/api/index.js';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { fillPlaceholders, fixtureFiles, signStripePayload, withFreshEventId } from '../../src/cli/stripe-fixtures.js';
 import { clockFromEnv, type Clock } from '../../src/clock.js';
-import type { ProgramView } from '../../src/domain/provisioning.js';
 import type { PartnerkitClient } from '../../src/sdk/client.js';
 import { PartnerkitError } from '../../src/sdk/errors.js';
 
 type Delivery = {
   file: string;
-  eventId: string | null;
+  /** The id of the event sent; null when the fixture could not be read. */
+  event_id: string | null;
   /** The HTTP status; null when nothing was sent or the server was unreachable. */
   status: number | null;
-  outcome: string | null;
-  reason: string | null;
-  saleId: number | null;
-  /** true when partnerkit had already processed this event id (nothing changed). */
-  redelivery: boolean | null;
+  /** The endpoint's answer, when it was 2xx. */
+  result: WebhookResult | null;
   /** Why the delivery failed (any answer but 2xx); null when it succeeded. */
   error: string | null;
 };
@@ -30,7 +28,8 @@ export default class WebhookReplay extends PartnerkitCommand {
 
 Each {{KEY}} placeholder is replaced (PROGRAM_ID is the --program value; others come from --set),
 the event gets a fresh id unless --keep-id, and the Stripe-Signature timestamp is the service
-clock's (PARTNERKIT_NOW when set). One line per file: HTTP status and outcome. Exits 1 when any
+clock's (PARTNERKIT_NOW when set). One line per file: HTTP status and outcome; with --json, per file
+its event id, HTTP status, the endpoint's answer (result) or the failure (error). Exits 1 when any
 delivery is not answered with 2xx.`;
 
   static override examples = [
@@ -55,7 +54,7 @@ delivery is not answered with 2xx.`;
     const showBar = files.length >= PROGRESS_BAR_FROM && Boolean(process.stderr.isTTY) && !this.jsonEnabled();
 
     const deliveries = await this.withClient(flags, {}, async (client) => {
-      const secret = flags.secret ?? (await client.admin<ProgramView>('GET', `/programs/${flags.program}`)).webhookSecret;
+      const secret = flags.secret ?? (await client.programs.get(flags.program)).webhookSecret;
       const bar = showBar ? new cliProgress.SingleBar({ stream: process.stderr }, cliProgress.Presets.shades_classic) : undefined;
       bar?.start(files.length, 0);
       const results: Delivery[] = [];
@@ -92,14 +91,14 @@ delivery is not answered with 2xx.`;
 type DeliveryInput = { file: string; programId: number; secret: string; values: Record<string, string>; keepId: boolean; clock: Clock };
 
 async function deliver(client: PartnerkitClient, input: DeliveryInput): Promise<Delivery> {
-  const delivery: Delivery = { file: input.file, eventId: null, status: null, outcome: null, reason: null, saleId: null, redelivery: null, error: null };
+  const delivery: Delivery = { file: input.file, event_id: null, status: null, result: null, error: null };
   try {
     let payload = fillPlaceholders(readFileSync(input.file, 'utf8'), input.values);
-    if (input.keepId) delivery.eventId = (JSON.parse(payload) as { id?: string }).id ?? null;
-    else ({ payload, eventId: delivery.eventId } = withFreshEventId(payload));
+    if (input.keepId) delivery.event_id = (JSON.parse(payload) as { id?: string }).id ?? null;
+    else ({ payload, eventId: delivery.event_id } = withFreshEventId(payload));
     const signature = signStripePayload(payload, input.secret, Math.floor(input.clock.now().getTime() / 1000));
-    const result = await client.postStripeEvent(input.programId, payload, signature);
-    Object.assign(delivery, { status: 200, outcome: result.outcome, reason: result.reason, saleId: result.sale_id, redelivery: result.redelivery });
+    delivery.result = await client.postStripeEvent(input.programId, payload, signature);
+    delivery.status = 200;
   } catch (error) {
     if (error instanceof PartnerkitError) Object.assign(delivery, { status: error.status, error: `${error.code}: ${error.message}` });
     else delivery.error = (error as Error).message;
@@ -107,9 +106,9 @@ async function deliver(client: PartnerkitClient, input: DeliveryInput): Promise<
   return delivery;
 }
 
-function describe(d: Delivery): string {
-  if (d.error !== null) return `${d.file}  ${d.status ?? '—'}  failed  ${d.error}`;
-  const reason = d.reason === null ? '' : ` (${d.reason})`;
-  const sale = d.saleId === null ? '' : `  sale ${d.saleId}`;
-  return `${d.file}  ${d.status}  ${d.outcome}${reason}${sale}${d.redelivery ? '  (redelivery)' : ''}`;
+function describe({ file, status, result, error }: Delivery): string {
+  if (result === null) return `${file}  ${status ?? '—'}  failed  ${error}`;
+  const reason = result.reason === null ? '' : ` (${result.reason})`;
+  const sale = result.sale_id === null ? '' : `  sale ${result.sale_id}`;
+  return `${file}  ${status}  ${result.outcome}${reason}${sale}${result.redelivery ? '  (redelivery)' : ''}`;
 }

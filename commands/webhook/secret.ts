@@ -12,9 +12,7 @@ export default class WebhookSecret extends PartnerkitCommand {
 
   async run() {
     const { flags } = await this.parse(WebhookSecret);
-    const result = await this.withClient(flags, {}, (client) =>
-      client.admin<{ programId: number; webhookSecret: string }>('POST', `/programs/${flags.program}/webhook-secret`, { secret: flags.secret }),
-    );
+    const result = await this.withClient(flags, {}, (client) => client.webhooks.setSecret(flags.program, { secret: flags.secret }));
     this.log(renderObject(result));
     return result;
   }

@@ -1,4 +1,4 @@
-import type { PerformanceDay, PerformanceReport, Trend } from '../domain/performance.js';
+import type { PerformanceDay, PerformanceReport, Trend } from '../api/index.js';
 import { renderTable, type Column } from './output.js';
 
 const ARROWS: Record<Trend['trendDirection'], string> = { up: '▲', down: '▼', stable: '■' };

@@ -1,7 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Stripe from 'stripe';
-import { randomToken } from '../domain/secrets.js';
 
 /** The JSON files named: a directory stands for its *.json files, in name order. */
 export function fixtureFiles(paths: string[]): string[] {
@@ -34,7 +34,7 @@ export function fillPlaceholders(text: string, values: Record<string, string>): 
 /** The event with a new id, so Stripe-side deduplication by event id does not swallow a replay. */
 export function withFreshEventId(payload: string): { payload: string; eventId: string } {
   const event = JSON.parse(payload) as { id?: string };
-  event.id = randomToken('evt_', 18);
+  event.id = `evt_${randomBytes(18).toString('base64url')}`;
   return { payload: `${JSON.stringify(event, null, 2)}\n`, eventId: event.id };
 }
 

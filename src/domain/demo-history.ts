@@ -1,11 +1,11 @@
 import { utc } from '@date-fns/utc';
 import { addDays, addMonths, startOfDay } from 'date-fns';
+import type { DemoOptions } from '../api/index.js';
 import type { BulkRows } from '../store/demo-loader.js';
 import { MS_PER_DAY } from '../store/db.js';
 import { programKey } from '../store/program-key.js';
 import { commissionCents, holdUntil } from './commission.js';
 
-export type DemoOptions = { days: number; clicks: number; seed: number };
 
 /** Where a history sits: its program, the start of its first UTC day and the instant it ends (epoch milliseconds). */
 export type DemoFrame = { programId: number; firstDay: number; now: number };

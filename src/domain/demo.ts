@@ -1,32 +1,14 @@
+import type { DemoOptions, DemoResult } from '../api/index.js';
 import { BulkLoad } from '../store/demo-loader.js';
-import { DEMO_ID_TABLES, DEMO_TERMS, demoHistory, historyStart, type DemoCounts, type DemoOptions } from './demo-history.js';
+import { DEMO_ID_TABLES, DEMO_TERMS, demoHistory, historyStart } from './demo-history.js';
 import type { Deps } from './deps.js';
 import * as provisioning from './provisioning.js';
 import { randomCode } from './secrets.js';
 
-// The loader's callers (the command, the admin route, the fault tests' seeded schedules) import from here.
-export { seededRandom, type DemoOptions } from './demo-history.js';
-
-export const DEMO_DEFAULTS: DemoOptions = { days: 90, clicks: 200_000, seed: 42 };
-/** Accepted ranges of the options, the same for the CLI and the admin route. */
-export const DEMO_LIMITS = { days: { min: 1, max: 3650 }, clicks: { min: 0, max: 100_000_000 }, seed: { min: 0, max: 2 ** 32 - 1 } } as const;
 export const DEMO_MEMBER_EMAIL = 'demo@partnerkit.local';
 
 /** Progress of a load: clicks written so far of the total. */
 export type DemoProgress = (done: number, total: number) => void;
-
-export type DemoResult = {
-  programId: number;
-  name: string;
-  apiKey: string;
-  testApiKey: string;
-  memberEmail: string;
-  sessionToken: string;
-  sessionExpiresAt: string;
-  from: string;
-  to: string;
-  counts: DemoCounts;
-};
 
 /**
  * `partnerkit demo`: a program with partners, a workspace member and a session, and a history of

@@ -1,5 +1,6 @@
 import { utc } from '@date-fns/utc';
 import { addDays, differenceInCalendarDays, endOfDay, startOfDay } from 'date-fns';
+import { DEFAULT_PERIOD, type Period, type PerformanceQuery, type PerformanceReport, type Trend } from '../api/index.js';
 import { AppError, invalidRequest } from '../errors.js';
 import { findMember } from '../store/members.js';
 import * as reports from '../store/reports.js';
@@ -7,62 +8,16 @@ import type { PerformanceTotals } from '../store/reports.js';
 import type { Deps } from './deps.js';
 import { cachedProgram } from './program-cache.js';
 
-export const PERIODS = ['7d', '30d', '90d', 'all'] as const;
-export type Period = (typeof PERIODS)[number];
-export const DEFAULT_PERIOD: Period = '7d';
-
 /** A custom range may span at most this many days, so one request cannot ask for millions of rows. */
 export const MAX_RANGE_DAYS = 3660;
 
-export type PerformanceQuery = { period?: Period; dateFrom?: string; dateTo?: string };
+export type { PerformanceQuery } from '../api/index.js';
 
 /** Who asks for a report: the instance admin, or a user with a dashboard session. */
 export type Viewer = { kind: 'admin' } | { kind: 'user'; userId: number };
 
 /** The current and the comparison window of a report (DECISIONS §4), both inclusive. */
 export type ReportWindow = { period: Period | 'custom'; from: Date; to: Date; previousFrom: Date; previousTo: Date };
-
-export type Trend = { trend: number; trendDirection: 'up' | 'down' | 'stable' };
-
-export type PerformanceDay = {
-  date: string;
-  period: string;
-  clicks: number;
-  leads: number;
-  conversions: number;
-  revenue: number;
-  partners: number;
-  sales: number;
-  commission: number;
-};
-
-export type PerformanceReport = {
-  data: PerformanceDay[];
-  metrics: {
-    totalClicks: number;
-    totalLeads: number;
-    totalConversions: number;
-    totalRevenue: number;
-    conversionRate: number;
-    averageOrderValue: number;
-    totalPartners: number;
-    totalSales: number;
-    totalPartnersCommission: number;
-    clicksTrend: Trend;
-    leadsTrend: Trend;
-    conversionsTrend: Trend;
-    revenueTrend: Trend;
-    partnersTrend: Trend;
-    salesTrend: Trend;
-    commissionTrend: Trend;
-  };
-  meta: {
-    period: Period | 'custom';
-    dateFrom: string;
-    dateTo: string;
-    previousPeriod: { dateFrom: string; dateTo: string };
-  };
-};
 
 /**
  * numerator / denominator rounded half away from zero to `decimals` places, computed in integers

@@ -1,5 +1,6 @@
 import { utc } from '@date-fns/utc';
 import { addHours } from 'date-fns';
+import type { ApiKey, CommissionTerms, Program, ProductRule } from '../api/index.js';
 import { AppError } from '../errors.js';
 import * as keys from '../store/api-keys.js';
 import type { ApiKeyMode, ApiKeyRow } from '../store/api-keys.js';
@@ -13,16 +14,11 @@ import { changingProgram, programNotFound } from './program-cache.js';
 import type { Deps } from './deps.js';
 import { randomCode, randomToken, sha256 } from './secrets.js';
 
-/** A commission rule as the API shows it: a percentage or a flat amount in cents. */
-export type CommissionView = { type: 'percent'; percent: number } | { type: 'flat'; flatCents: number };
-
-export function commissionView(rule: CommissionRule): CommissionView {
+function commissionView(rule: CommissionRule): CommissionTerms {
   return rule.type === 'percent' ? { type: 'percent', percent: rule.value / 100 } : { type: 'flat', flatCents: rule.value };
 }
 
-export type ProgramView = ReturnType<typeof programView>;
-
-function programView(p: ProgramRow, rules: ProductRuleRow[]) {
+function programView(p: ProgramRow, rules: ProductRuleRow[]): Program {
   return {
     id: p.id,
     name: p.name,
@@ -36,11 +32,11 @@ function programView(p: ProgramRow, rules: ProductRuleRow[]) {
   };
 }
 
-function ruleView(r: ProductRuleRow) {
+function ruleView(r: ProductRuleRow): ProductRule {
   return { programId: r.program_id, productId: r.product_id, commission: commissionView({ type: r.commission_type, value: r.commission_value }) };
 }
 
-function keyView(k: ApiKeyRow) {
+function keyView(k: ApiKeyRow): ApiKey {
   return { id: k.id, programId: k.program_id, mode: k.mode, prefix: k.prefix, status: k.status, createdAt: k.created_at.toISOString() };
 }
 

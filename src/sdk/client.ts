@@ -1,15 +1,12 @@
-import type { PerformanceQuery, PerformanceReport } from '../domain/performance.js';
-import type { WebhookEventView } from '../domain/stripe/admin.js';
-import type { WebhookResult } from '../domain/stripe/receive.js';
-import type { SaleRequest } from '../domain/sale-request.js';
+import type {
+  ApiKey, ClickRequest, ClickResult, CreateApiKeyRequest, CreatedApiKey, CreatedProgram, CreatePartnerRequest, CreateProgramRequest,
+  CreateSessionRequest, DemoRequest, DemoResult, EnrollPartnerRequest, Enrollment, LeadRequest, LeadResult, LiveSaleResult, MemberRequest,
+  Membership, Partner, PerformanceQuery, PerformanceReport, ProductRule, ProductRuleRequest, Program, RetiredApiKey, SaleRequest, SaleResult,
+  Session, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
+} from '../api/index.js';
 import { PartnerkitError } from './errors.js';
 import { toSaleRequest, type TrackSaleInput, type TrackSaleResult } from './track-sale.js';
 import { fetchTransport, NetworkError, type ApiRequest, type Transport } from './transport.js';
-
-export type LiveSaleResult = { success: true; sale_id: number | null; commission_id: number | null; message: string };
-export type TestSaleResult = { success: true; message: string; data: { eventId: number; programId: number; test_mode: true } };
-
-export type LeadResult = { success: true; customer_id: number | null; message: string };
 
 export type ClientOptions = {
   /** The server, e.g. https://partners.example.com; or give a transport. */
@@ -24,7 +21,20 @@ export type ClientOptions = {
   retryDelayMs?: number;
 };
 
-/** A typed client for the partnerkit HTTP API, for merchants' Node or Deno backends and the CLI. */
+type Credential = 'apiKey' | 'token' | 'none';
+
+/** The path with the query's given values as its search string. */
+function withQuery(path: string, query: Record<string, string | number | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+  return params.size > 0 ? `${path}?${params}` : path;
+}
+
+/**
+ * A typed client for the partnerkit HTTP API, for merchants' Node or Deno backends and the CLI.
+ * The tracking calls use the program API key; the resources (programs, keys, …, reports) the admin
+ * token, and reports also a dashboard session token.
+ */
 export class PartnerkitClient {
   private readonly transport: Transport;
 
@@ -34,7 +44,7 @@ export class PartnerkitClient {
   }
 
   /** Sends a request and returns its JSON body; an error answer throws PartnerkitError. */
-  async request<T>(request: ApiRequest, credential: 'apiKey' | 'token' | 'none' = 'token'): Promise<T> {
+  private async request<T>(request: ApiRequest, credential: Credential = 'token'): Promise<T> {
     const secret = credential === 'none' ? undefined : this.options[credential];
     const headers = { ...request.headers, ...(secret ? { authorization: `Bearer ${secret}` } : {}) };
     const retries = this.options.retries ?? 2;
@@ -49,6 +59,14 @@ export class PartnerkitClient {
         await new Promise((resolve) => setTimeout(resolve, (this.options.retryDelayMs ?? 200) * 2 ** attempt));
       }
     }
+  }
+
+  private get<T>(path: string): Promise<T> {
+    return this.request({ method: 'GET', path });
+  }
+
+  private post<T>(path: string, body?: unknown, credential?: Credential): Promise<T> {
+    return this.request({ method: 'POST', path, body }, credential);
   }
 
   /** Records a sale. A duplicate invoiceId resolves as already_recorded (the 409), never retried. */
@@ -67,16 +85,18 @@ export class PartnerkitClient {
   }
 
   /** POST /api/v1/track/sale with the endpoint's own field names (test mode included). */
-  sendSale(body: SaleRequest): Promise<LiveSaleResult | TestSaleResult> {
-    return this.request({ method: 'POST', path: '/api/v1/track/sale', body }, 'apiKey');
+  sendSale(body: SaleRequest): Promise<SaleResult> {
+    return this.post('/api/v1/track/sale', body, 'apiKey');
   }
 
-  trackClick(body: { ref: string; landing_url?: string; referrer?: string; test?: boolean }): Promise<{ click_id: string }> {
-    return this.request({ method: 'POST', path: '/api/v1/track/click', body }, 'none');
+  /** POST /api/v1/track/click: public, no credential. */
+  trackClick(body: ClickRequest): Promise<ClickResult> {
+    return this.post('/api/v1/track/click', body, 'none');
   }
 
-  trackLead(body: { customer_key: string; click_id: string; email?: string; name?: string }): Promise<LeadResult> {
-    return this.request({ method: 'POST', path: '/api/v1/track/lead', body }, 'apiKey');
+  /** POST /api/v1/track/lead. */
+  trackLead(body: LeadRequest): Promise<LeadResult> {
+    return this.post('/api/v1/track/lead', body, 'apiKey');
   }
 
   /**
@@ -95,21 +115,62 @@ export class PartnerkitClient {
     );
   }
 
-  /** The received webhook events of a program with their outcome, newest first (admin token). */
-  webhookEvents(programId: number, limit = 50): Promise<WebhookEventView[]> {
-    return this.admin('GET', `/programs/${programId}/webhook-events?limit=${limit}`);
-  }
+  readonly programs = {
+    /** POST /api/admin/programs: the API keys are in this answer only. */
+    create: (body: CreateProgramRequest) => this.post<CreatedProgram>('/api/admin/programs', body),
+    /** GET /api/admin/programs */
+    list: () => this.get<Program[]>('/api/admin/programs'),
+    /** GET /api/admin/programs/:programId: with its product rules. */
+    get: (programId: number) => this.get<Program>(`/api/admin/programs/${programId}`),
+    /** POST /api/admin/programs/:programId/rules: adds or replaces the product's rule. */
+    addRule: (programId: number, body: ProductRuleRequest) => this.post<ProductRule>(`/api/admin/programs/${programId}/rules`, body),
+  };
 
-  /** GET /api/tracking/performance/:programId with a dashboard session token (or the admin token). */
-  performance(programId: number, query: PerformanceQuery = {}): Promise<PerformanceReport> {
-    const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, value);
-    const search = params.size > 0 ? `?${params}` : '';
-    return this.request({ method: 'GET', path: `/api/tracking/performance/${programId}${search}` });
-  }
+  readonly keys = {
+    /** POST /api/admin/programs/:programId/keys: the key is in this answer only. */
+    create: (programId: number, body: CreateApiKeyRequest = {}) => this.post<CreatedApiKey>(`/api/admin/programs/${programId}/keys`, body),
+    /** GET /api/admin/programs/:programId/keys: prefixes, never the secrets. */
+    list: (programId: number) => this.get<ApiKey[]>(`/api/admin/programs/${programId}/keys`),
+    /** POST /api/admin/programs/:programId/keys/:keyId/retire */
+    retire: (programId: number, keyId: number) => this.post<RetiredApiKey>(`/api/admin/programs/${programId}/keys/${keyId}/retire`),
+  };
 
-  /** The provisioning API (admin token): path under /api/admin. */
-  admin<T>(method: ApiRequest['method'], path: string, body?: unknown): Promise<T> {
-    return this.request({ method, path: `/api/admin${path}`, body });
-  }
+  readonly partners = {
+    /** POST /api/admin/partners */
+    create: (body: CreatePartnerRequest) => this.post<Partner>('/api/admin/partners', body),
+    /** POST /api/admin/programs/:programId/partners: the enrollment carries the referral code. */
+    enroll: (programId: number, body: EnrollPartnerRequest) => this.post<Enrollment>(`/api/admin/programs/${programId}/partners`, body),
+  };
+
+  readonly members = {
+    /** POST /api/admin/programs/:programId/members: adds or reactivates. */
+    add: (programId: number, body: MemberRequest) => this.post<Membership>(`/api/admin/programs/${programId}/members`, body),
+    /** POST /api/admin/programs/:programId/members/remove: deactivates. */
+    remove: (programId: number, body: MemberRequest) => this.post<Membership>(`/api/admin/programs/${programId}/members/remove`, body),
+  };
+
+  readonly sessions = {
+    /** POST /api/admin/sessions: a dashboard session token, shown once. */
+    create: (body: CreateSessionRequest) => this.post<Session>('/api/admin/sessions', body),
+  };
+
+  readonly webhooks = {
+    /** GET /api/admin/programs/:programId/webhook-events: received events with their outcome, newest first. */
+    events: (programId: number, query: WebhookEventsQuery = {}) =>
+      this.get<WebhookEvent[]>(withQuery(`/api/admin/programs/${programId}/webhook-events`, query)),
+    /** POST /api/admin/programs/:programId/webhook-secret: the signing secret Stripe shows for the endpoint. */
+    setSecret: (programId: number, body: WebhookSecretRequest) =>
+      this.post<WebhookSecret>(`/api/admin/programs/${programId}/webhook-secret`, body),
+  };
+
+  readonly demo = {
+    /** POST /api/admin/demo: a demo program with a generated history, loaded by the server. */
+    load: (body: DemoRequest = {}) => this.post<DemoResult>('/api/admin/demo', body),
+  };
+
+  readonly reports = {
+    /** GET /api/tracking/performance/:programId with a dashboard session token (or the admin token). */
+    performance: (programId: number, query: PerformanceQuery = {}) =>
+      this.get<PerformanceReport>(withQuery(`/api/tracking/performance/${programId}`, query)),
+  };
 }

@@ -1,10 +1,10 @@
 import {
   invoiceSubscriptionId, invoiceSubscriptionMetadata, METADATA, metadataValue, renewalSkipReason, type RenewalSkipReason,
   type StripeInvoice,
-} from '../domain/stripe/event.js';
+} from '../api/stripe-event.js';
 import type { TrackSaleInput } from './track-sale.js';
 
-export type { StripeInvoice } from '../domain/stripe/event.js';
+export type { StripeInvoice } from '../api/stripe-event.js';
 
 export type InvoiceSkipReason = RenewalSkipReason | 'no_customer_key';
 

@@ -1,4 +1,4 @@
-import type { SaleRequest } from '../domain/sale-request.js';
+import type { SaleRequest } from '../api/index.js';
 import { PartnerkitError } from './errors.js';
 
 /** The SDK's trackSale input (specification §4.1 "Server SDK mapping"). */

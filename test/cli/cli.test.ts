@@ -36,8 +36,8 @@ async function provisionAndTrack(env: NodeJS.ProcessEnv) {
   expect(enrollment).toEqual({ id: 1, programId: 1, partnerId: 1, refCode: expect.any(String), createdAt: NOW });
 
   const click = await runJson(['click', 'record', '--ref', enrollment.refCode], env);
-  expect(click).toEqual({ clickId: expect.stringMatching(/^ck_1_/) });
-  expect(await runJson(['lead', 'track', '--api-key', program.apiKey, '--customer-key', 'user_1', '--click-id', click.clickId, '--email', 'u@example.com'], env)).toEqual({
+  expect(click).toEqual({ click_id: expect.stringMatching(/^ck_1_/) });
+  expect(await runJson(['lead', 'track', '--api-key', program.apiKey, '--customer-key', 'user_1', '--click-id', click.click_id, '--email', 'u@example.com'], env)).toEqual({
     success: true, customer_id: 1, message: 'Lead tracked',
   });
 

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import type { WebhookResult } from '../../src/api/index.js';
 import { Store } from '../../src/store/db.js';
 import { cliEnv, runCli, runJson, startServe, tempDataDir } from '../helpers/cli.js';
 import { FIXTURES } from '../helpers/stripe.js';
@@ -11,9 +12,9 @@ async function merchant() {
   const program = await runJson(['program', 'create', '--name', 'Shop'], env);
   await runJson(['partner', 'create', '--name', 'Jane', '--email', 'jane@example.com'], env);
   const { refCode } = await runJson(['partner', 'enroll', '--program', '1', '--partner', '1'], env);
-  const { clickId } = await runJson(['click', 'record', '--ref', refCode], env);
-  await runJson(['lead', 'track', '--api-key', program.apiKey, '--customer-key', 'user_42', '--click-id', clickId, '--email', 'jenny@shop.example'], env);
-  const set = ['--set', `CLICK_ID=${clickId}`, '--set', 'CUSTOMER_KEY=user_42', '--set', 'EMAIL=Jenny@Shop.example'];
+  const { click_id } = await runJson(['click', 'record', '--ref', refCode], env);
+  await runJson(['lead', 'track', '--api-key', program.apiKey, '--customer-key', 'user_42', '--click-id', click_id, '--email', 'jenny@shop.example'], env);
+  const set = ['--set', `CLICK_ID=${click_id}`, '--set', 'CUSTOMER_KEY=user_42', '--set', 'EMAIL=Jenny@Shop.example'];
   return { dir, env, program, set };
 }
 
@@ -54,21 +55,22 @@ describe('partnerkit webhook replay / webhook events', () => {
     expect(await saleTotals(dir)).toEqual({ sales: 8, revenue: 9900 + 1999 + 5499 + 2900 + 2900 + 2900 + 2900 + 3190 });
 
     // Fresh event ids: every event is new to partnerkit, every payment is already recorded.
-    const again = await runJson<Array<{ eventId: string; status: number; outcome: string; reason: string | null; saleId: number | null }>>(
+    const again = await runJson<Array<{ event_id: string; status: number; result: WebhookResult }>>(
       ['webhook', 'replay', file('checkout-one-time'), file('invoice-renewal'), '--program', '1', ...set], env,
     );
-    expect(again.map(({ status, outcome, reason, saleId }) => ({ status, outcome, reason, saleId }))).toEqual([
-      { status: 200, outcome: 'recorded', reason: 'already_recorded', saleId: 3 },
-      { status: 200, outcome: 'recorded', reason: 'already_recorded', saleId: 8 },
+    expect(again.map(({ status, result: { outcome, reason, sale_id } }) => ({ status, outcome, reason, sale_id }))).toEqual([
+      { status: 200, outcome: 'recorded', reason: 'already_recorded', sale_id: 3 },
+      { status: 200, outcome: 'recorded', reason: 'already_recorded', sale_id: 8 },
     ]);
-    expect(again[0].eventId).toMatch(/^evt_/);
-    expect(again[0].eventId).not.toBe('evt_1RpkOneTimeQm2LdVhC1');
+    expect(again[0].event_id).toMatch(/^evt_/);
+    expect(again[0].event_id).not.toBe('evt_1RpkOneTimeQm2LdVhC1');
+    expect(again[0].result.event_id).toBe(again[0].event_id);
     expect(await saleTotals(dir)).toMatchObject({ sales: 8 });
 
     const events = await runJson(['webhook', 'events', '--program', '1', '--limit', '3'], env);
     expect(events.map((e: { eventId: string; reason: string | null; saleId: number }) => [e.eventId, e.reason, e.saleId])).toEqual([
-      [again[1].eventId, 'already_recorded', 8],
-      [again[0].eventId, 'already_recorded', 3],
+      [again[1].event_id, 'already_recorded', 8],
+      [again[0].event_id, 'already_recorded', 3],
       [expect.stringMatching(/^evt_/), 'non_positive_amount', null],
     ]);
     const table = await runCli(['webhook', 'events', '--program', '1', '--limit', '1'], env);
@@ -83,7 +85,7 @@ describe('partnerkit webhook replay / webhook events', () => {
     expect(wrong.code).toBe(1);
     expect(JSON.parse(wrong.stdout)).toEqual([
       {
-        file: file('checkout-one-time'), eventId: expect.stringMatching(/^evt_/), status: 400, outcome: null, reason: null, saleId: null, redelivery: null,
+        file: file('checkout-one-time'), event_id: expect.stringMatching(/^evt_/), status: 400, result: null,
         error: "invalid_signature: The Stripe-Signature header does not match the body and this program's webhook secret",
       },
     ]);
@@ -106,11 +108,11 @@ describe('partnerkit webhook replay / webhook events', () => {
     const args = ['webhook', 'replay', file('checkout-subscription'), file('invoice-first'), '--program', '1', '--keep-id', ...set];
     const first = await runJson(args, env);
     const second = await runJson([...args, '--url', server.url], env);
-    expect(first.map((d: { eventId: string; outcome: string; saleId: number | null }) => [d.eventId, d.outcome, d.saleId])).toEqual([
+    expect(first.map(({ event_id, result }: { event_id: string; result: WebhookResult }) => [event_id, result.outcome, result.sale_id])).toEqual([
       ['evt_1RpkSubscriptionQm2LdVhD2', 'recorded', 1],
       ['evt_1RpkFirstInvoiceQm2LdVhH6', 'skipped', null],
     ]);
-    expect(second.map((d: { outcome: string; saleId: number | null; reason: string | null; redelivery: boolean }) => [d.outcome, d.reason, d.saleId, d.redelivery])).toEqual([
+    expect(second.map(({ result: r }: { result: WebhookResult }) => [r.outcome, r.reason, r.sale_id, r.redelivery])).toEqual([
       ['recorded', null, 1, true],
       ['skipped', 'not_subscription_cycle', null, true],
     ]);

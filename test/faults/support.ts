@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { errorCodes, type ErrorCode } from '../../src/errors.js';
 import type { Store } from '../../src/store/db.js';
 
-export { seededRandom } from '../../src/domain/demo.js';
+export { seededRandom } from '../../src/domain/demo-history.js';
 
 /**
  * An error answer is in one of the two documented envelopes (README "Tracking API", src/errors.ts):

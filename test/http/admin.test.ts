@@ -164,6 +164,55 @@ describe('service endpoints', () => {
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/track/click', '/api/v1/track/lead', '/api/admin/programs']));
   });
 
+  // What each route takes besides its JSON 200 body; a route missing here fails the test below.
+  const REQUESTS: Record<string, { params?: string[]; query?: string[]; body?: true }> = {
+    'POST /api/v1/track/click': { body: true },
+    'POST /api/v1/track/lead': { body: true },
+    'POST /api/v1/track/sale': { body: true },
+    'POST /api/v1/webhooks/stripe/{programId}': { params: ['programId'], body: true },
+    'GET /api/tracking/performance/{programId}': { params: ['programId'], query: ['period', 'dateFrom', 'dateTo'] },
+    'POST /api/admin/programs': { body: true },
+    'GET /api/admin/programs': {},
+    'GET /api/admin/programs/{programId}': { params: ['programId'] },
+    'POST /api/admin/programs/{programId}/rules': { params: ['programId'], body: true },
+    'POST /api/admin/programs/{programId}/keys': { params: ['programId'], body: true },
+    'GET /api/admin/programs/{programId}/keys': { params: ['programId'] },
+    'POST /api/admin/programs/{programId}/keys/{keyId}/retire': { params: ['programId', 'keyId'] },
+    'POST /api/admin/partners': { body: true },
+    'POST /api/admin/programs/{programId}/partners': { params: ['programId'], body: true },
+    'POST /api/admin/programs/{programId}/members': { params: ['programId'], body: true },
+    'POST /api/admin/programs/{programId}/members/remove': { params: ['programId'], body: true },
+    'POST /api/admin/sessions': { body: true },
+    'GET /api/admin/programs/{programId}/webhook-events': { params: ['programId'], query: ['limit'] },
+    'POST /api/admin/programs/{programId}/webhook-secret': { params: ['programId'], body: true },
+    'POST /api/admin/demo': { body: true },
+  };
+
+  type Operation = {
+    parameters?: Array<{ in: string; name: string; schema: object }>;
+    requestBody?: { content: Record<string, { schema: object }> };
+    responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>;
+  };
+
+  test('GET /openapi.json: every route has a 200 body schema and a schema for each path parameter, query parameter and body it takes', async () => {
+    const t = await buildTestApp();
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, Operation>> };
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => [`${method.toUpperCase()} ${path}`, operation] as const),
+    );
+    expect(operations.map(([route]) => route).sort()).toEqual(Object.keys(REQUESTS).sort());
+    for (const [route, operation] of operations) {
+      const ok = operation.responses['200']?.content?.['application/json']?.schema;
+      expect(ok?.type ?? ok?.anyOf ?? ok?.oneOf, `${route}: 200 body schema`).toBeDefined();
+      const expected = REQUESTS[route];
+      const named = (where: string) => (operation.parameters ?? []).filter((p) => p.in === where);
+      expect(named('path').map((p) => p.name), `${route}: path parameters`).toEqual(expected.params ?? []);
+      expect(named('query').map((p) => p.name), `${route}: query parameters`).toEqual(expected.query ?? []);
+      for (const parameter of operation.parameters ?? []) expect(Object.keys(parameter.schema), `${route}: ${parameter.name}`).not.toEqual([]);
+      expect(operation.requestBody?.content['application/json']?.schema !== undefined, `${route}: request body schema`).toBe(expected.body ?? false);
+    }
+  });
+
   test('unknown routes answer 404 in the platform envelope', async () => {
     const t = await buildTestApp();
     const response = await t.app.inject({ method: 'GET', url: '/nope' });

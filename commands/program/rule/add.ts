@@ -15,7 +15,7 @@ export default class ProgramRuleAdd extends PartnerkitCommand {
   async run() {
     const { flags } = await this.parse(ProgramRuleAdd);
     const rule = await this.withClient(flags, {}, (client) =>
-      client.admin<Record<string, unknown>>('POST', `/programs/${flags.program}/rules`, {
+      client.programs.addRule(flags.program, {
         productId: flags['product-id'],
         commissionPercent: flags['commission-percent'] === undefined ? undefined : Number(flags['commission-percent']),
         commissionFlatCents: flags['commission-flat-cents'],

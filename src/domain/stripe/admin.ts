@@ -1,23 +1,14 @@
+import type { WebhookEvent, WebhookSecret } from '../../api/index.js';
 import * as webhooks from '../../store/webhooks.js';
-import type { WebhookOutcome } from '../../store/webhooks.js';
 import type { Deps } from '../deps.js';
 import { changingProgram } from '../program-cache.js';
 import { requireProgram } from '../provisioning.js';
-
-export type WebhookEventView = {
-  eventId: string;
-  type: string;
-  outcome: WebhookOutcome;
-  reason: string | null;
-  saleId: number | null;
-  receivedAt: string;
-};
 
 /**
  * POST /api/admin/programs/:programId/webhook-secret: Stripe generates each endpoint's signing
  * secret, so the program's generated one is replaced by it when the endpoint is connected.
  */
-export async function setWebhookSecret({ store }: Deps, programId: number, secret: string): Promise<{ programId: number; webhookSecret: string }> {
+export async function setWebhookSecret({ store }: Deps, programId: number, secret: string): Promise<WebhookSecret> {
   return changingProgram(store, programId, () =>
     store.transaction(async (sql) => {
       await requireProgram(sql, programId);
@@ -28,7 +19,7 @@ export async function setWebhookSecret({ store }: Deps, programId: number, secre
 }
 
 /** GET /api/admin/programs/:programId/webhook-events: newest first. */
-export async function listWebhookEvents({ store }: Deps, programId: number, limit: number): Promise<WebhookEventView[]> {
+export async function listWebhookEvents({ store }: Deps, programId: number, limit: number): Promise<WebhookEvent[]> {
   return store.read(async (sql) => {
     await requireProgram(sql, programId);
     return (await webhooks.recentWebhookEvents(sql, programId, limit)).map((e) => ({

@@ -1,4 +1,4 @@
-import { idOf, METADATA, metadataValue, type StripeCheckoutSession } from './event.js';
+import { idOf, METADATA, metadataValue, type StripeCheckoutSession } from '../../api/stripe-event.js';
 import { currencyOf, type EventPlan, isOtherProgram, skip } from './event-plan.js';
 
 /**

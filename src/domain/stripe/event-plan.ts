@@ -1,5 +1,5 @@
 import type { SaleRequest } from '../sale-request.js';
-import { METADATA, metadataValue, type StripeMetadata } from './event.js';
+import { METADATA, metadataValue, type StripeMetadata } from '../../api/stripe-event.js';
 
 /** Why an event recorded no sale (stored with the event and answered in the body). */
 export type SkipReason =

@@ -1,7 +1,7 @@
 import {
   idOf, invoiceSubscriptionId, invoiceSubscriptionMetadata, invoiceTaxCents, METADATA, metadataValue, renewalSkipReason,
   type StripeInvoice,
-} from './event.js';
+} from '../../api/stripe-event.js';
 import { currencyOf, type EventPlan, isOtherProgram, skip } from './event-plan.js';
 
 /**

@@ -1,7 +1,7 @@
-import type { WebhookEventSummary, WebhookOutcome } from '../../store/webhooks.js';
+import type { WebhookResult } from '../../api/index.js';
+import type { WebhookEventSummary } from '../../store/webhooks.js';
 import type { Deps } from '../deps.js';
 import { cachedProgram } from '../program-cache.js';
-import type { OutcomeReason } from './decide.js';
 import { planEvent } from './plan.js';
 import { reattribute } from './rerun.js';
 import { applyDelivery } from './store-events.js';
@@ -17,19 +17,6 @@ import { verifyStripeEvent } from './verify.js';
  * admin.ts holds the operator's side (signing secret, event listing).
  */
 
-export type { OutcomeReason } from './decide.js';
-
-/** The answer to Stripe, and what a redelivery answers again. */
-export type WebhookResult = {
-  received: true;
-  event_id: string;
-  type: string;
-  outcome: WebhookOutcome;
-  reason: OutcomeReason | null;
-  sale_id: number | null;
-  /** true when this event id was already processed: nothing changed. */
-  redelivery: boolean;
-};
 
 /**
  * POST /api/v1/webhooks/stripe/:programId: unknown program 404, bad signature 400, then the
@@ -57,7 +44,7 @@ function resultOf(row: WebhookEventSummary, redelivery: boolean): WebhookResult 
     event_id: row.event_id,
     type: row.type,
     outcome: row.outcome,
-    reason: row.reason as OutcomeReason | null,
+    reason: row.reason,
     sale_id: row.sale_id,
     redelivery,
   };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { invalidRequest } from '../../errors.js';
-import type { StripeCheckoutSession, StripeInvoice } from './event.js';
+import type { StripeCheckoutSession, StripeInvoice } from '../../api/stripe-event.js';
 import { type EventPlan, skip } from './event-plan.js';
 
 /*

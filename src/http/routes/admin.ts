@@ -1,51 +1,24 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import {
+  apiKeyParams, apiKeySchema, type CommissionInput, createApiKeyRequestSchema, createdApiKeySchema, createdProgramSchema,
+  createPartnerRequestSchema, createProgramRequestSchema, createSessionRequestSchema, DEFAULT_COMMISSION_PERCENT, enrollmentSchema,
+  enrollPartnerRequestSchema, memberRequestSchema, membershipSchema, partnerSchema, productRuleRequestSchema, productRuleSchema,
+  programParams, programSchema, responses, retiredApiKeySchema, sessionSchema, webhookEventSchema, webhookEventsQuerySchema,
+  webhookSecretRequestSchema, webhookSecretSchema,
+} from '../../api/index.js';
 import type { AppDeps } from '../../app.js';
 import { percentToBasisPoints } from '../../domain/commission.js';
 import * as provisioning from '../../domain/provisioning.js';
 import { listWebhookEvents, setWebhookSecret } from '../../domain/stripe/admin.js';
 import type { CommissionRule } from '../../store/programs.js';
 import { adminAuth } from '../auth.js';
-import { id, programParams } from '../params.js';
 
-/** A percentage (0–100, two decimals at most) or a flat amount in cents; not both. */
-export const commissionInput = z
-  .object({
-    commissionPercent: z
-      .number()
-      .gt(0)
-      .max(100)
-      .refine((p) => Number.isInteger(Math.round(p * 100 * 1e6) / 1e6), 'at most two decimals')
-      .optional(),
-    commissionFlatCents: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
-  })
-  .refine((c) => c.commissionPercent === undefined || c.commissionFlatCents === undefined, {
-    message: 'give commissionPercent or commissionFlatCents, not both',
-    path: ['commissionFlatCents'],
-  });
-
-function ruleFrom(input: z.infer<typeof commissionInput>, fallbackPercent?: number): CommissionRule | undefined {
+function ruleFrom(input: CommissionInput, fallbackPercent?: number): CommissionRule | undefined {
   if (input.commissionFlatCents !== undefined) return { type: 'flat', value: input.commissionFlatCents };
   const percent = input.commissionPercent ?? fallbackPercent;
   return percent === undefined ? undefined : { type: 'percent', value: percentToBasisPoints(percent) };
 }
-
-export const DEFAULT_COMMISSION_PERCENT = 20;
-
-const createProgramBody = z.intersection(
-  z.object({
-    name: z.string().min(1).max(255),
-    attributionWindowDays: z.int().min(1).max(3650).default(90),
-    holdDays: z.int().min(0).max(3650).default(30),
-    recurringMonths: z.int().min(0).max(1200).nullable().default(null),
-  }),
-  commissionInput,
-);
-
-const ruleBody = z.intersection(z.object({ productId: z.string().min(1).max(255) }), commissionInput).refine(
-  (b) => b.commissionPercent !== undefined || b.commissionFlatCents !== undefined,
-  { message: 'give commissionPercent or commissionFlatCents', path: ['commissionPercent'] },
-);
 
 /** The provisioning API behind the CLI; every route needs the instance admin token. */
 export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
@@ -54,73 +27,128 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     const common = { tags: ['admin'], security: [{ adminToken: [] }] };
 
     // POST /api/admin/programs
-    app.post('/programs', { schema: { ...common, summary: 'Create a program with its live and test keys', body: createProgramBody } }, (request) => {
-      const { name, attributionWindowDays, holdDays, recurringMonths } = request.body;
-      const commission = ruleFrom(request.body, DEFAULT_COMMISSION_PERCENT)!;
-      return provisioning.createProgram(deps, { name, commission, attributionWindowDays, holdDays, recurringMonths });
-    });
+    app.post(
+      '/programs',
+      {
+        schema: {
+          ...common,
+          summary: 'Create a program with its live and test keys',
+          body: createProgramRequestSchema,
+          response: responses(createdProgramSchema),
+        },
+      },
+      (request) => {
+        const { name, attributionWindowDays, holdDays, recurringMonths } = request.body;
+        const commission = ruleFrom(request.body, DEFAULT_COMMISSION_PERCENT)!;
+        return provisioning.createProgram(deps, { name, commission, attributionWindowDays, holdDays, recurringMonths });
+      },
+    );
 
     // GET /api/admin/programs
-    app.get('/programs', { schema: { ...common, summary: 'List programs' } }, () => provisioning.listPrograms(deps));
+    app.get('/programs', { schema: { ...common, summary: 'List programs', response: responses(z.array(programSchema)) } }, () =>
+      provisioning.listPrograms(deps),
+    );
 
     // GET /api/admin/programs/:programId
-    app.get('/programs/:programId', { schema: { ...common, summary: 'Show a program', params: programParams } }, (request) =>
-      provisioning.showProgram(deps, request.params.programId),
+    app.get(
+      '/programs/:programId',
+      { schema: { ...common, summary: 'Show a program', params: programParams, response: responses(programSchema) } },
+      (request) => provisioning.showProgram(deps, request.params.programId),
     );
 
     // POST /api/admin/programs/:programId/rules
     app.post(
       '/programs/:programId/rules',
-      { schema: { ...common, summary: 'Add or replace a per-product commission rule', params: programParams, body: ruleBody } },
+      {
+        schema: {
+          ...common,
+          summary: 'Add or replace a per-product commission rule',
+          params: programParams,
+          body: productRuleRequestSchema,
+          response: responses(productRuleSchema),
+        },
+      },
       (request) => provisioning.addProductRule(deps, request.params.programId, request.body.productId, ruleFrom(request.body)!),
     );
 
     // POST /api/admin/programs/:programId/keys
     app.post(
       '/programs/:programId/keys',
-      { schema: { ...common, summary: 'Create an API key', params: programParams, body: z.object({ test: z.boolean().default(false) }) } },
+      {
+        schema: {
+          ...common,
+          summary: 'Create an API key',
+          params: programParams,
+          body: createApiKeyRequestSchema,
+          response: responses(createdApiKeySchema),
+        },
+      },
       (request) => provisioning.createApiKey(deps, request.params.programId, request.body.test ? 'test' : 'live'),
     );
 
     // GET /api/admin/programs/:programId/keys
-    app.get('/programs/:programId/keys', { schema: { ...common, summary: 'List API keys (never the secrets)', params: programParams } }, (request) =>
-      provisioning.listApiKeys(deps, request.params.programId),
+    app.get(
+      '/programs/:programId/keys',
+      { schema: { ...common, summary: 'List API keys (never the secrets)', params: programParams, response: responses(z.array(apiKeySchema)) } },
+      (request) => provisioning.listApiKeys(deps, request.params.programId),
     );
 
     // POST /api/admin/programs/:programId/keys/:keyId/retire
     app.post(
       '/programs/:programId/keys/:keyId/retire',
-      { schema: { ...common, summary: 'Retire an API key', params: z.object({ programId: id, keyId: id }) } },
+      { schema: { ...common, summary: 'Retire an API key', params: apiKeyParams, response: responses(retiredApiKeySchema) } },
       (request) => provisioning.retireApiKey(deps, request.params.programId, request.params.keyId),
     );
 
     // POST /api/admin/partners
     app.post(
       '/partners',
-      { schema: { ...common, summary: 'Create a partner', body: z.object({ name: z.string().min(1).max(255), email: z.email().max(255) }) } },
+      { schema: { ...common, summary: 'Create a partner', body: createPartnerRequestSchema, response: responses(partnerSchema) } },
       (request) => provisioning.createPartner(deps, request.body),
     );
 
     // POST /api/admin/programs/:programId/partners
     app.post(
       '/programs/:programId/partners',
-      { schema: { ...common, summary: 'Enroll a partner in a program', params: programParams, body: z.object({ partnerId: id }) } },
+      {
+        schema: {
+          ...common,
+          summary: 'Enroll a partner in a program',
+          params: programParams,
+          body: enrollPartnerRequestSchema,
+          response: responses(enrollmentSchema),
+        },
+      },
       (request) => provisioning.enrollPartner(deps, request.params.programId, request.body.partnerId),
     );
-
-    const memberBody = z.object({ email: z.email().max(255) });
 
     // POST /api/admin/programs/:programId/members
     app.post(
       '/programs/:programId/members',
-      { schema: { ...common, summary: 'Add (or reactivate) a workspace member', params: programParams, body: memberBody } },
+      {
+        schema: {
+          ...common,
+          summary: 'Add (or reactivate) a workspace member',
+          params: programParams,
+          body: memberRequestSchema,
+          response: responses(membershipSchema),
+        },
+      },
       (request) => provisioning.setMembership(deps, request.params.programId, request.body.email, 'active'),
     );
 
     // POST /api/admin/programs/:programId/members/remove
     app.post(
       '/programs/:programId/members/remove',
-      { schema: { ...common, summary: 'Deactivate a workspace member', params: programParams, body: memberBody } },
+      {
+        schema: {
+          ...common,
+          summary: 'Deactivate a workspace member',
+          params: programParams,
+          body: memberRequestSchema,
+          response: responses(membershipSchema),
+        },
+      },
       (request) => provisioning.setMembership(deps, request.params.programId, request.body.email, 'inactive'),
     );
 
@@ -131,7 +159,8 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         schema: {
           ...common,
           summary: 'Create a dashboard session token for a user',
-          body: z.object({ email: z.email().max(255), ttlHours: z.number().gt(0).max(24 * 365).default(24) }),
+          body: createSessionRequestSchema,
+          response: responses(sessionSchema),
         },
       },
       (request) => provisioning.createSession(deps, request.body.email, request.body.ttlHours),
@@ -145,7 +174,8 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           ...common,
           summary: 'List received webhook events with their outcome, newest first',
           params: programParams,
-          querystring: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(50) }),
+          querystring: webhookEventsQuerySchema,
+          response: responses(z.array(webhookEventSchema)),
         },
       },
       (request) => listWebhookEvents(deps, request.params.programId, request.query.limit),
@@ -159,7 +189,8 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           ...common,
           summary: "Use the signing secret Stripe shows for this program's webhook endpoint",
           params: programParams,
-          body: z.object({ secret: z.string().regex(/^whsec_[A-Za-z0-9_-]{8,250}$/, 'a Stripe signing secret, whsec_…') }),
+          body: webhookSecretRequestSchema,
+          response: responses(webhookSecretSchema),
         },
       },
       (request) => setWebhookSecret(deps, request.params.programId, request.body.secret),

@@ -1,16 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
+import { demoRequestSchema, demoResultSchema, responses } from '../../api/index.js';
 import type { AppDeps } from '../../app.js';
-import { DEMO_DEFAULTS, DEMO_LIMITS, loadDemo } from '../../domain/demo.js';
+import { loadDemo } from '../../domain/demo.js';
 import { adminAuth } from '../auth.js';
 
-export const demoBody = z.object({
-  days: z.int().min(DEMO_LIMITS.days.min).max(DEMO_LIMITS.days.max).default(DEMO_DEFAULTS.days),
-  clicks: z.int().min(DEMO_LIMITS.clicks.min).max(DEMO_LIMITS.clicks.max).default(DEMO_DEFAULTS.clicks),
-  seed: z.int().min(DEMO_LIMITS.seed.min).max(DEMO_LIMITS.seed.max).default(DEMO_DEFAULTS.seed),
-});
-
-/** The demo loader inside a running server, which alone can open the data dir (DUCKDB.md). */
+/** The demo loader inside a running server, which alone can open the data dir. */
 export function demoRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
     app.addHook('onRequest', adminAuth(deps.adminTokenHash));
@@ -18,7 +12,15 @@ export function demoRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     // POST /api/admin/demo
     app.post(
       '/demo',
-      { schema: { tags: ['admin'], security: [{ adminToken: [] }], summary: 'Create a demo program with a generated history', body: demoBody } },
+      {
+        schema: {
+          tags: ['admin'],
+          security: [{ adminToken: [] }],
+          summary: 'Create a demo program with a generated history',
+          body: demoRequestSchema,
+          response: responses(demoResultSchema),
+        },
+      },
       (request) => loadDemo(deps, request.body),
     );
   };

@@ -1,40 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
+import { clickRequestSchema, clickResultSchema, leadRequestSchema, leadResultSchema, responses, saleResultSchema } from '../../api/index.js';
 import { AppError, invalidRequest } from '../../errors.js';
 import { CURRENCIES, saleRequestSchema, type SaleRequest } from '../../domain/sale-request.js';
 import { trackSale, type SaleOutcome } from '../../domain/track-sale.js';
 import { trackClick, trackLead, type ClickOutcome, type LeadOutcome } from '../../domain/tracking.js';
 import type { AppDeps } from '../../app.js';
 import { apiKeyAuth } from '../auth.js';
-import { errorResponses } from '../openapi.js';
-
-const key = z.string().min(1).max(255);
-
-export const clickRequestSchema = z.object({
-  ref: key.describe("The partner's referral code"),
-  landing_url: z.string().max(2048).optional(),
-  referrer: z.string().max(2048).optional(),
-  test: z.boolean().optional().describe('A test click, never counted in reports'),
-});
-
-export const leadRequestSchema = z.object({
-  customer_key: key.describe("The merchant's stable id for this customer"),
-  click_id: key.describe('The partner_click_id cookie value'),
-  email: z.email().max(255).optional(),
-  name: z.string().min(1).max(255).optional(),
-});
-
-const liveSaleResponse = z.object({
-  success: z.literal(true),
-  sale_id: z.number().int().nullable(),
-  commission_id: z.number().int().nullable(),
-  message: z.string(),
-});
-const testSaleResponse = z.object({
-  success: z.literal(true),
-  message: z.string(),
-  data: z.object({ eventId: z.number().int(), programId: z.number().int(), test_mode: z.literal(true) }),
-});
 
 export function trackingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
@@ -60,7 +31,7 @@ export function trackingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           tags: ['tracking'],
           summary: 'Record a click on a referral link',
           body: clickRequestSchema,
-          response: { 200: z.object({ click_id: z.string() }), ...errorResponses },
+          response: responses(clickResultSchema),
         },
       },
       async (request) => clickResponse(request.body.ref, await trackClick(deps, request.body)),
@@ -77,10 +48,7 @@ export function trackingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Record a signup (lead) for a click',
           security: [{ apiKey: [] }],
           body: leadRequestSchema,
-          response: {
-            200: z.object({ success: z.literal(true), customer_id: z.number().int().nullable(), message: z.string() }),
-            ...errorResponses,
-          },
+          response: responses(leadResultSchema),
         },
       },
       async (request) => leadResponse(request.body, await trackLead(deps, request.apiKey!, request.body)),
@@ -97,7 +65,7 @@ export function trackingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           summary: 'Record a sale and create the partner commission',
           security: [{ apiKey: [] }],
           body: saleRequestSchema(deps.clock),
-          response: { 200: z.union([liveSaleResponse, testSaleResponse]), ...errorResponses },
+          response: responses(saleResultSchema),
         },
       },
       async (request) => {

@@ -1,22 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
+import { programParams, responses, stripeEventRequestSchema, webhookResultSchema } from '../../api/index.js';
 import type { AppDeps } from '../../app.js';
 import { receiveStripeWebhook } from '../../domain/stripe/receive.js';
-import { errorResponses } from '../openapi.js';
-import { programParams } from '../params.js';
 
 /** Stripe's events are far below this; the API's usual 64 KiB would refuse large invoices. */
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
-
-const webhookResult = z.object({
-  received: z.literal(true),
-  event_id: z.string(),
-  type: z.string(),
-  outcome: z.enum(['recorded', 'skipped', 'ignored']),
-  reason: z.string().nullable(),
-  sale_id: z.number().int().nullable(),
-  redelivery: z.boolean(),
-});
 
 /**
  * The Stripe receiver, in a plugin of its own: its JSON parser hands the raw bytes to the signature
@@ -35,7 +23,8 @@ export function webhookRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           tags: ['webhooks'],
           summary: 'Receive a Stripe event, verified with the program webhook secret',
           params: programParams,
-          response: { 200: webhookResult, ...errorResponses },
+          body: stripeEventRequestSchema,
+          response: responses(webhookResultSchema),
         },
       },
       (request) => {

@@ -2,7 +2,8 @@
  * The parts of Stripe's event payloads partnerkit reads. Stripe sends many more fields, and their
  * shapes move between API versions, so everything is optional and read defensively; no runtime
  * import of the `stripe` package here (the SDK's invoice helper shares this module). The connected
- * webhook checks these types at runtime first (schema.ts).
+ * webhook checks these types at runtime first (src/domain/stripe/schema.ts). It sits with the API contract
+ * because Stripe's event is what the webhook endpoint takes in, and the SDK must not import domain code.
  */
 
 export type StripeMetadata = Record<string, string | undefined>;

@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { id, instant } from './common.js';
+
+/** The program's commission when POST /api/admin/programs names none. */
+export const DEFAULT_COMMISSION_PERCENT = 20;
+
+const name = z.string().min(1).max(255);
+const email = z.email().max(255);
+
+/** A percentage (0–100, two decimals at most) or a flat amount in cents; not both. */
+const commissionInput = z
+  .object({
+    commissionPercent: z
+      .number()
+      .gt(0)
+      .max(100)
+      .refine((p) => Number.isInteger(Math.round(p * 100 * 1e6) / 1e6), 'at most two decimals')
+      .optional(),
+    commissionFlatCents: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  })
+  .refine((c) => c.commissionPercent === undefined || c.commissionFlatCents === undefined, {
+    message: 'give commissionPercent or commissionFlatCents, not both',
+    path: ['commissionFlatCents'],
+  });
+export type CommissionInput = z.output<typeof commissionInput>;
+
+export const createProgramRequestSchema = z.intersection(
+  z.object({
+    name,
+    attributionWindowDays: z.int().min(1).max(3650).default(90),
+    holdDays: z.int().min(0).max(3650).default(30),
+    recurringMonths: z.int().min(0).max(1200).nullable().default(null),
+  }),
+  commissionInput,
+);
+
+export const productRuleRequestSchema = z
+  .intersection(z.object({ productId: z.string().min(1).max(255) }), commissionInput)
+  .refine((b) => b.commissionPercent !== undefined || b.commissionFlatCents !== undefined, {
+    message: 'give commissionPercent or commissionFlatCents',
+    path: ['commissionPercent'],
+  });
+
+export const createApiKeyRequestSchema = z.object({ test: z.boolean().default(false) });
+export const apiKeyParams = z.object({ programId: id, keyId: id });
+export const createPartnerRequestSchema = z.object({ name, email });
+export const enrollPartnerRequestSchema = z.object({ partnerId: id });
+export const memberRequestSchema = z.object({ email });
+export const createSessionRequestSchema = z.object({ email, ttlHours: z.number().gt(0).max(24 * 365).default(24) });
+
+/** A commission rule as the API shows it: a percentage or a flat amount in cents. */
+export const commissionTermsSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('percent'), percent: z.number() }),
+  z.object({ type: z.literal('flat'), flatCents: z.int() }),
+]);
+
+export const productRuleSchema = z.object({ programId: z.int(), productId: z.string(), commission: commissionTermsSchema });
+
+export const programSchema = z.object({
+  id: z.int(),
+  name: z.string(),
+  commission: commissionTermsSchema,
+  attributionWindowDays: z.int(),
+  holdDays: z.int(),
+  recurringMonths: z.int().nullable().describe('Months of renewals that earn commission; null: every renewal'),
+  webhookSecret: z.string(),
+  createdAt: instant,
+  productRules: z.array(productRuleSchema),
+});
+
+export const createdProgramSchema = programSchema.extend({
+  apiKey: z.string().describe('The live API key, shown only here'),
+  testApiKey: z.string().describe('The test API key, shown only here'),
+});
+
+const keyMode = z.enum(['live', 'test']);
+
+export const apiKeySchema = z.object({
+  id: z.int(),
+  programId: z.int(),
+  mode: keyMode,
+  prefix: z.string().describe('The first characters of the key, for telling keys apart'),
+  status: z.enum(['active', 'retired']),
+  createdAt: instant,
+});
+
+export const createdApiKeySchema = z.object({ id: z.int(), apiKey: z.string().describe('Shown only here'), mode: keyMode });
+export const retiredApiKeySchema = z.object({ id: z.int(), status: z.literal('retired') });
+export const partnerSchema = z.object({ id: z.int(), name: z.string(), email: z.string() });
+export const enrollmentSchema = z.object({ id: z.int(), programId: z.int(), partnerId: z.int(), refCode: z.string(), createdAt: instant });
+export const membershipSchema = z.object({ userId: z.int(), programId: z.int(), status: z.enum(['active', 'inactive']) });
+export const sessionSchema = z.object({ token: z.string().describe('Shown only here'), expiresAt: instant });
+
+export type CreateProgramRequest = z.input<typeof createProgramRequestSchema>;
+export type ProductRuleRequest = z.input<typeof productRuleRequestSchema>;
+export type CreateApiKeyRequest = z.input<typeof createApiKeyRequestSchema>;
+export type CreatePartnerRequest = z.input<typeof createPartnerRequestSchema>;
+export type EnrollPartnerRequest = z.input<typeof enrollPartnerRequestSchema>;
+export type MemberRequest = z.input<typeof memberRequestSchema>;
+export type CreateSessionRequest = z.input<typeof createSessionRequestSchema>;
+
+export type CommissionTerms = z.output<typeof commissionTermsSchema>;
+export type ProductRule = z.output<typeof productRuleSchema>;
+export type Program = z.output<typeof programSchema>;
+export type CreatedProgram = z.output<typeof createdProgramSchema>;
+export type ApiKey = z.output<typeof apiKeySchema>;
+export type CreatedApiKey = z.output<typeof createdApiKeySchema>;
+export type RetiredApiKey = z.output<typeof retiredApiKeySchema>;
+export type Partner = z.output<typeof partnerSchema>;
+export type Enrollment = z.output<typeof enrollmentSchema>;
+export type Membership = z.output<typeof membershipSchema>;
+export type Session = z.output<typeof sessionSchema>;

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { instant } from './common.js';
+
+export const DEMO_DEFAULTS = { days: 90, clicks: 200_000, seed: 42 };
+/** Accepted ranges of the options, the same for the CLI and the admin route. */
+export const DEMO_LIMITS = { days: { min: 1, max: 3650 }, clicks: { min: 0, max: 100_000_000 }, seed: { min: 0, max: 2 ** 32 - 1 } } as const;
+
+export const demoRequestSchema = z.object({
+  days: z.int().min(DEMO_LIMITS.days.min).max(DEMO_LIMITS.days.max).default(DEMO_DEFAULTS.days),
+  clicks: z.int().min(DEMO_LIMITS.clicks.min).max(DEMO_LIMITS.clicks.max).default(DEMO_DEFAULTS.clicks),
+  seed: z.int().min(DEMO_LIMITS.seed.min).max(DEMO_LIMITS.seed.max).default(DEMO_DEFAULTS.seed),
+});
+
+export const demoResultSchema = z.object({
+  programId: z.int(),
+  name: z.string(),
+  apiKey: z.string(),
+  testApiKey: z.string(),
+  memberEmail: z.string(),
+  sessionToken: z.string(),
+  sessionExpiresAt: instant,
+  from: instant.describe('Start of the generated history'),
+  to: instant.describe('End of the generated history: now'),
+  counts: z.object({
+    partners: z.int(),
+    clicks: z.int(),
+    leads: z.int(),
+    conversions: z.int(),
+    sales: z.int(),
+    renewals: z.int(),
+    commissions: z.int(),
+  }),
+});
+
+export type DemoRequest = z.input<typeof demoRequestSchema>;
+/** The options with their defaults filled in, as the loader takes them. */
+export type DemoOptions = z.output<typeof demoRequestSchema>;
+export type DemoResult = z.output<typeof demoResultSchema>;

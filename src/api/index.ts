@@ -1,0 +1,11 @@
+/**
+ * The HTTP contract: every route's request and 200-body schemas and the types inferred from them.
+ * Routes validate and serialize with the schemas; the SDK imports only the types, the CLI also the
+ * constants (report periods, demo limits, the default commission).
+ */
+export * from './admin.js';
+export * from './common.js';
+export * from './demo.js';
+export * from './reports.js';
+export * from './tracking.js';
+export * from './webhooks.js';

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+
+export const PERIODS = ['7d', '30d', '90d', 'all'] as const;
+export type Period = (typeof PERIODS)[number];
+export const DEFAULT_PERIOD: Period = '7d';
+
+const isoBound = z
+  .union([z.iso.date(), z.iso.datetime({ offset: true, local: true })])
+  .describe('ISO 8601 date (a whole UTC day) or date-time (UTC when it has no offset)');
+
+export const performanceQuerySchema = z.object({
+  period: z.enum(PERIODS).optional().describe('7d, 30d, 90d or all (default 7d); ignored with dateFrom and dateTo'),
+  dateFrom: isoBound.optional(),
+  dateTo: isoBound.optional(),
+});
+
+const trendSchema = z.object({ trend: z.number(), trendDirection: z.enum(['up', 'down', 'stable']) });
+
+const performanceDaySchema = z.object({
+  date: z.string(),
+  period: z.string(),
+  clicks: z.number().int(),
+  leads: z.number().int(),
+  conversions: z.number().int(),
+  revenue: z.number(),
+  partners: z.number().int(),
+  sales: z.number().int(),
+  commission: z.number(),
+});
+
+export const performanceReportSchema = z.object({
+  data: z.array(performanceDaySchema),
+  metrics: z.object({
+    totalClicks: z.number().int(),
+    totalLeads: z.number().int(),
+    totalConversions: z.number().int(),
+    totalRevenue: z.number(),
+    conversionRate: z.number(),
+    averageOrderValue: z.number(),
+    totalPartners: z.number().int(),
+    totalSales: z.number().int(),
+    totalPartnersCommission: z.number(),
+    clicksTrend: trendSchema,
+    leadsTrend: trendSchema,
+    conversionsTrend: trendSchema,
+    revenueTrend: trendSchema,
+    partnersTrend: trendSchema,
+    salesTrend: trendSchema,
+    commissionTrend: trendSchema,
+  }),
+  meta: z.object({
+    period: z.enum([...PERIODS, 'custom']),
+    dateFrom: z.string(),
+    dateTo: z.string(),
+    previousPeriod: z.object({ dateFrom: z.string(), dateTo: z.string() }),
+  }),
+});
+
+export type PerformanceQuery = z.input<typeof performanceQuerySchema>;
+export type Trend = z.output<typeof trendSchema>;
+export type PerformanceDay = z.output<typeof performanceDaySchema>;
+export type PerformanceReport = z.output<typeof performanceReportSchema>;
