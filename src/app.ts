@@ -18,7 +18,7 @@ export type AppDeps = {
   clock: Clock;
   /** SHA-256 of the instance admin token. */
   adminTokenHash: string;
-  /** Requests per window per API key on the tracking API (DECISIONS §3: default 100 per second). */
+  /** Requests per window per API key on the tracking API (docs/behaviour.md §8: default 100 per second). */
   rateLimit: { max: number; windowSeconds: number };
   logger?: boolean;
 };

@@ -14,7 +14,7 @@ function span(from: string, to: string): string {
 }
 
 // Two-line headers keep eight columns of a 10-million-click demo inside 80 columns; `period`
-// repeats `date` (§2.5), so the table shows it once (the CSV and JSON keep both).
+// repeats `date` (docs/behaviour.md §5.4), so the table shows it once (the CSV and JSON keep both).
 const dayColumns: Column<PerformanceDay>[] = [
   { header: 'Date', value: (d) => d.date },
   { header: 'Clicks', value: (d) => count(d.clicks), align: 'right' },

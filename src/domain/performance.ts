@@ -16,12 +16,12 @@ export type { PerformanceQuery } from '../api/index.js';
 /** Who asks for a report: the instance admin, or a user with a dashboard session. */
 export type Viewer = { kind: 'admin' } | { kind: 'user'; userId: number };
 
-/** The current and the comparison window of a report (DECISIONS §4), both inclusive. */
+/** The current and the comparison window of a report (docs/behaviour.md §5.3), both inclusive. */
 export type ReportWindow = { period: Period | 'custom'; from: Date; to: Date; previousFrom: Date; previousTo: Date };
 
 /**
  * numerator / denominator rounded half away from zero to `decimals` places, computed in integers
- * so that no float error can tip a half (DECISIONS §1).
+ * so that no float error can tip a half (docs/behaviour.md §5.9).
  */
 export function roundedRatio(numerator: number, denominator: number, decimals: number): number {
   if (denominator === 0) throw new RangeError('division by zero');
@@ -38,7 +38,7 @@ export function dollars(cents: number): number {
   return roundedRatio(cents, 100, 2);
 }
 
-/** The change versus the previous period (§2.5, DECISIONS §4). */
+/** The change versus the previous period (docs/behaviour.md §5.7). */
 export function trend(current: number, previous: number): Trend {
   if (previous === 0) return current > 0 ? { trend: 100, trendDirection: 'up' } : { trend: 0, trendDirection: 'stable' };
   const direction = current > previous ? 'up' : current < previous ? 'down' : 'stable';
@@ -105,7 +105,7 @@ export function buildReport(window: ReportWindow, days: reports.PerformanceDayRo
       conversions: d.conversions,
       revenue: dollars(d.revenueCents),
       partners: d.partners,
-      sales: 0, // §2.5: the daily sales field is always 0; paid sales are counted in metrics.totalSales
+      sales: 0, // docs/behaviour.md §5.4: the daily sales field is always 0; paid sales are counted in metrics.totalSales
       commission: dollars(d.commissionCents),
     })),
     metrics: {

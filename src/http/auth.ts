@@ -21,7 +21,7 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-/** Program API key (§5): 401 unauthorized, or 401 api_key_rotation_required for a retired key. */
+/** Program API key (docs/behaviour.md §2.4, §4.1): 401 unauthorized, or 401 api_key_rotation_required for a retired key. */
 export function apiKeyAuth(deps: Deps) {
   return async (request: FastifyRequest): Promise<void> => {
     const token = bearerToken(request);
@@ -38,7 +38,7 @@ export function apiKeyAuth(deps: Deps) {
   };
 }
 
-/** The instance admin token (DECISIONS §2): provisioning API and the CLI's reports. */
+/** The instance admin token (docs/behaviour.md §2.1): provisioning API and the CLI's reports. */
 export function isAdminToken(adminTokenHash: string, token: string | undefined): boolean {
   return token !== undefined && sameSecret(sha256(token), adminTokenHash);
 }
@@ -52,7 +52,7 @@ export function adminAuth(adminTokenHash: string) {
 }
 
 /**
- * Dashboard session (§5, DECISIONS §4) or the instance admin token; anything else, a program API
+ * Dashboard session (docs/behaviour.md §5.1) or the instance admin token; anything else, a program API
  * key included, is 401. Membership of the program is checked later, after validation and the 404.
  */
 export function sessionAuth(deps: Deps & { adminTokenHash: string }) {

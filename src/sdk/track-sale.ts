@@ -1,7 +1,7 @@
 import type { SaleRequest } from '../api/index.js';
 import { PartnerkitError } from './errors.js';
 
-/** The SDK's trackSale input (specification §4.1 "Server SDK mapping"). */
+/** The SDK's trackSale input (docs/behaviour.md §9.1). */
 export type TrackSaleInput = {
   /** Your customer id given at signup (customer_key). */
   customerExternalId?: string;
