@@ -3,7 +3,8 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, serve, summarize, tempDir, type Summary } from './lib.js';
 import { generateHistory } from './history.js';
-import { reportWindow, requestedRange, type PerformanceQuery } from '../src/domain/performance.js';
+import type { PerformanceQuery } from '../src/api/index.js';
+import { reportWindow, requestedRange } from '../src/domain/performance.js';
 import { Store } from '../src/store/db.js';
 import { performance as performanceSql } from '../src/store/reports.js';
 

@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Clock } from './clock.js';
-import { MAX_JSON_BYTES } from './domain/sale-request.js';
+import { MAX_JSON_BYTES } from './api/index.js';
 import { registerErrorHandling } from './http/errors.js';
 import { adminRoutes } from './http/routes/admin.js';
 import { demoRoutes } from './http/routes/demo.js';

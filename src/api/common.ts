@@ -28,7 +28,7 @@ const typedError = z
   .describe('Typed error envelope (retired API key, rate limiting)');
 
 /** The error envelopes every route may answer with (the error handler builds them). */
-export const errorResponses = {
+const errorResponses = {
   '4XX': z.union([platformError, typedError]),
   '5XX': platformError,
 };

@@ -1,9 +1,88 @@
 import { z } from 'zod';
-
-// The sale request's schema depends on the service clock and stays with its rules in the domain.
-export type { SaleRequest } from '../domain/sale-request.js';
+import type { Clock } from '../clock.js';
 
 const key = z.string().min(1).max(255);
+
+/** Payment providers a sale may name (docs/behaviour.md §4.2; the specification omits the ten names). */
+export const PROVIDERS = [
+  'stripe', 'paddle', 'lemonsqueezy', 'paypal', 'braintree', 'chargebee', 'recurly', 'adyen', 'square', 'polar', 'other',
+] as const;
+
+/** The largest JSON body the API accepts, and so the largest line_items a sale can carry (docs/behaviour.md §4.2). */
+export const MAX_JSON_BYTES = 64 * 1024;
+
+export const CURRENCIES = ['USD', 'EUR', 'VND'] as const;
+export type Currency = (typeof CURRENCIES)[number];
+
+const MAX_PAST_MS = 30 * 24 * 60 * 60 * 1000;
+const MAX_FUTURE_MS = 5 * 60 * 1000;
+const LINE_ITEMS_MAX_DEPTH = 32;
+
+/** Nesting depth of a JSON value, without recursion: a 64 KiB body can nest 30,000 levels. */
+function depth(value: unknown): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, level] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    deepest = Math.max(deepest, level);
+    if (deepest > LINE_ITEMS_MAX_DEPTH) return deepest;
+    for (const child of Object.values(node)) stack.push([child, level + 1]);
+  }
+  return deepest;
+}
+
+/**
+ * The body of POST /api/v1/track/sale: the one source of its rules (docs/behaviour.md §4.2), its TypeScript
+ * type and its OpenAPI entry. occurred_at is checked against the service clock, hence the factory.
+ * The currency is only required to be a string here: an unknown one is 422, not 400.
+ */
+export function saleRequestSchema(clock: Clock): SaleRequestSchema {
+  let schema = schemas.get(clock);
+  if (!schema) schemas.set(clock, (schema = buildSchema(clock)));
+  return schema;
+}
+
+type SaleRequestSchema = ReturnType<typeof buildSchema>;
+
+// One schema per clock: zod compiles a schema on its first parse, which cost a webhook delivery
+// more than its signature check when each one built its own (bench profile).
+const schemas = new WeakMap<Clock, SaleRequestSchema>();
+
+function buildSchema(clock: Clock) {
+  return z.object({
+    transaction_id: key.optional().describe("The merchant's unique payment id; the idempotency key"),
+    amount_cents: z.int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe('Amount in minor units, tax included'),
+    tax_cents: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('Tax part of amount_cents; stored, never used in commissions'),
+    customer_key: key.optional().describe("The merchant's customer id given at signup (primary attribution key)"),
+    click_id: key.optional().describe('The partner_click_id cookie value (fallback attribution)'),
+    currency: z.string().optional().describe('USD, EUR or VND, case-insensitive; default USD'),
+    sale_type: z.enum(['payment', 'subscription']).optional(),
+    line_items: z
+      .unknown()
+      .refine((value) => depth(value) <= LINE_ITEMS_MAX_DEPTH, { message: `line_items may nest at most ${LINE_ITEMS_MAX_DEPTH} levels`, abort: true })
+      .refine((value) => JSON.stringify(value ?? null).length <= MAX_JSON_BYTES, 'line_items must be at most 64 KiB')
+      .optional(),
+    is_recurring: z.boolean().optional(),
+    subscription_id: key.optional(),
+    subscription_interval: z.enum(['monthly', 'quarterly', 'annual']).optional(),
+    product_id: key.optional(),
+    occurred_at: z.iso
+      .datetime({ offset: true })
+      .refine((value) => {
+        const age = clock.now().getTime() - Date.parse(value);
+        return age <= MAX_PAST_MS && age >= -MAX_FUTURE_MS;
+      }, 'occurred_at must be at most 30 days in the past and at most 5 minutes in the future')
+      .optional(),
+    provider: z.enum(PROVIDERS).optional(),
+    provider_payment_id: z.string().min(1).max(255).optional(),
+    livemode: z.boolean().optional().describe('false records a test sale'),
+    // Only test_mode is read; other keys are dropped rather than stored.
+    additional_data: z.object({ test_mode: z.boolean().optional() }).optional(),
+  });
+}
+
+export type SaleRequest = z.infer<SaleRequestSchema>;
 
 export const clickRequestSchema = z.object({
   ref: key.describe("The partner's referral code"),

@@ -3,6 +3,13 @@ import { instant } from './common.js';
 
 const outcome = z.enum(['recorded', 'skipped', 'ignored']);
 
+/** Why an event recorded no sale, or a note on a recorded one (docs/behaviour.md §6.14). */
+export const OUTCOME_REASONS = [
+  'unhandled_event_type', 'payment_not_completed', 'not_subscription_cycle', 'non_positive_amount', 'program_mismatch', 'no_attribution',
+  'attribution_window_expired', 'unsupported_currency', 'invalid_sale', 'malformed_event', 'already_recorded', 'test_mode',
+] as const;
+export type OutcomeReason = (typeof OUTCOME_REASONS)[number];
+
 /**
  * The route receives the event as raw bytes, since the signature covers them byte for byte, and
  * checks it only after the signature; this schema accepts anything and only documents the body.
@@ -19,7 +26,7 @@ export const webhookResultSchema = z.object({
   event_id: z.string(),
   type: z.string(),
   outcome,
-  reason: z.string().nullable(),
+  reason: z.enum(OUTCOME_REASONS).nullable(),
   sale_id: z.number().int().nullable(),
   redelivery: z.boolean().describe('true when this event id was already processed: nothing changed'),
 });

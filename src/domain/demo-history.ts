@@ -1,8 +1,8 @@
 import { utc } from '@date-fns/utc';
 import { addDays, addMonths, startOfDay } from 'date-fns';
-import type { DemoOptions } from '../api/index.js';
+import type { DemoOptions, DemoResult } from '../api/index.js';
 import type { BulkRows } from '../store/demo-loader.js';
-import { MS_PER_DAY } from '../store/db.js';
+import { MS_PER_DAY } from '../days.js';
 import { programKey } from '../store/program-key.js';
 import { commissionCents, holdUntil } from './commission.js';
 
@@ -23,7 +23,7 @@ export type DemoSources = {
   refCode(): string;
 };
 
-export type DemoCounts = { partners: number; clicks: number; leads: number; conversions: number; sales: number; renewals: number; commissions: number };
+type DemoCounts = DemoResult['counts'];
 
 /** The demo program's terms, which its commissions follow. */
 export const DEMO_TERMS = { commission: { type: 'percent' as const, value: 2000 }, holdDays: 30 }; // 20 %

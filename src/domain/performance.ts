@@ -11,8 +11,6 @@ import { cachedProgram } from './program-cache.js';
 /** A custom range may span at most this many days, so one request cannot ask for millions of rows. */
 export const MAX_RANGE_DAYS = 3660;
 
-export type { PerformanceQuery } from '../api/index.js';
-
 /** Who asks for a report: the instance admin, or a user with a dashboard session. */
 export type Viewer = { kind: 'admin' } | { kind: 'user'; userId: number };
 

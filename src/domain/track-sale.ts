@@ -6,8 +6,8 @@ import * as tracking from '../store/tracking.js';
 import type { AttributableCustomer } from '../store/tracking.js';
 import { commissionCents, holdUntil, renewalEarnsCommission, withinAttributionWindow } from './commission.js';
 import type { Deps } from './deps.js';
-import { cachedPrograms, programNotFound, type CachedProgram } from './program-cache.js';
-import { CURRENCIES, type Currency, missingLiveFields, type SaleRequest } from './sale-request.js';
+import { cachedPrograms, type CachedProgram } from './program-cache.js';
+import { CURRENCIES, type Currency, type SaleRequest } from '../api/index.js';
 import { findCustomersByClickIds } from './tracking.js';
 import { batched, type BatchRun } from './write-batcher.js';
 
@@ -33,7 +33,7 @@ export type SaleOutcome =
   | ({ kind: 'refused' } & SaleRefusal);
 
 /** Test mode by any of its three triggers (docs/behaviour.md §4.3). */
-export function saleMode(keyMode: SaleMode, request: SaleRequest): SaleMode {
+function saleMode(keyMode: SaleMode, request: SaleRequest): SaleMode {
   const test = keyMode === 'test' || request.additional_data?.test_mode === true || request.livemode === false;
   return test ? 'test' : 'live';
 }
@@ -191,7 +191,8 @@ function decide(
   }
 
   const cached = context.programs.get(source.programId);
-  if (!cached) throw programNotFound(source.programId);
+  // A sale's program comes from its API key or a verified webhook, and programs are never deleted.
+  if (!cached) throw new Error(`invariant: program ${source.programId} of a sale does not exist`);
   const { program, rules } = cached;
   const customer = attribute(context, source.programId, request);
   if ('reason' in customer) return customer;
@@ -262,4 +263,12 @@ function attribute(context: BatchContext, programId: number, request: SaleReques
   if (!customer) return { kind: 'refused', reason: 'no_attribution', customerKey: request.customer_key ?? null, clickId: request.click_id ?? null };
   if (customer.enrollment_status !== 'active') return { kind: 'refused', reason: 'partner_inactive', customerId: customer.id };
   return customer;
+}
+
+/** Live sales require transaction_id and amount_cents; test sales validate them only when present. */
+function missingLiveFields(request: SaleRequest): string[] {
+  const missing: string[] = [];
+  if (request.transaction_id === undefined) missing.push('transaction_id');
+  if (request.amount_cents === undefined) missing.push('amount_cents');
+  return missing;
 }

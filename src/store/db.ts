@@ -11,6 +11,7 @@ import {
   type DuckDBPreparedStatement,
   type DuckDBValue,
 } from '@duckdb/node-api';
+import { epochDay } from '../days.js';
 import { migrations as defaultMigrations, type Migration } from './migrations/index.js';
 
 export type Row = Record<string, unknown>;
@@ -46,20 +47,8 @@ function bind(params: Params): DuckDBValue[] | undefined {
   return params.map(toDuckDB);
 }
 
-export const MS_PER_DAY = 86_400_000;
-
-/** Days since 1970-01-01 of an epoch-milliseconds instant: its UTC calendar day, as DuckDB's DATE counts them. */
-export function epochDay(ms: number): number {
-  return Math.floor(ms / MS_PER_DAY);
-}
-
-/** The UTC calendar day of an instant as text, YYYY-MM-DD. */
-export function utcDay(at: Date): string {
-  return at.toISOString().slice(0, 10);
-}
-
 /** The UTC day of an instant as a DATE parameter: against a stored *_day column the filter stays a zone-map range. */
-export function dayValue(at: Date): DuckDBValue {
+export function dayValue(at: Date): DuckDBDateValue {
   return dateValue(epochDay(at.getTime()));
 }
 
@@ -80,7 +69,7 @@ function appendValue(appender: DuckDBAppender, type: ColumnType, value: unknown)
     case 'TIMESTAMP':
       return appender.appendTimestamp(timestampValue(BigInt((value as Date).getTime()) * 1000n));
     case 'DATE':
-      return appender.appendDate(dayValue(value as Date) as DuckDBDateValue);
+      return appender.appendDate(dayValue(value as Date));
   }
 }
 
@@ -293,7 +282,7 @@ export class Store {
 
   /**
    * Primes the counters of some tables, then hands out the first of `count` consecutive ids of a
-   * table synchronously, inside the write job or after it: only this process allocates ids.
+   * table synchronously, inside the transaction that primed them or after it: only this process allocates ids.
    */
   async idAllocator(sql: Sql, tables: readonly string[]): Promise<(table: string, count?: number) => number> {
     for (const table of tables) await this.nextId(sql, table, 0);

@@ -9,7 +9,8 @@ import {
   type DuckDBVector,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import { epochDay, type Store } from './db.js';
+import { epochDay } from '../days.js';
+import type { Store } from './db.js';
 
 /** A column's values: numbers for BIGINT/INTEGER, epoch milliseconds or Date for TIMESTAMP and DATE (its UTC day). */
 export type ColumnValues = ArrayLike<Value>;
@@ -55,10 +56,9 @@ function writer(type: DuckDBType): Writer {
 }
 
 /**
- * The demo loader's bulk path (the appender checks constraints only when it flushes, so it is for
- * bulk loads, never per request): one connection of its own and one transaction, so a failed load leaves nothing behind. Rows are
- * appended a data chunk at a time, in the order given; callers give them in (program_id, time)
- * order so reports can skip row groups by their zone maps.
+ * The demo loader's bulk path: one connection of its own and one transaction, so a failed load
+ * leaves nothing behind. Rows are appended a data chunk at a time, in the order given; callers give
+ * them in (program_id, time) order so reports can skip row groups by their zone maps.
  */
 export class BulkLoad {
   private readonly columns = new Map<string, { names: string[]; types: DuckDBType[]; appender: DuckDBAppender }>();

@@ -1,4 +1,5 @@
-import { dayValue, utcDay, type Sql } from './db.js';
+import { utcDay } from '../days.js';
+import { dayValue, type Sql } from './db.js';
 
 /** What one day (or one whole window) of a program sums to; money in integer cents. */
 export type PerformanceTotals = {

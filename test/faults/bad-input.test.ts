@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { describe, expect, test } from 'vitest';
-import { PROVIDERS } from '../../src/domain/sale-request.js';
-import { MAX_JSON_BYTES } from '../../src/domain/sale-request.js';
+import { MAX_JSON_BYTES, PROVIDERS } from '../../src/api/index.js';
 import { WEBHOOK_BODY_LIMIT } from '../../src/http/routes/webhooks.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { fixture, sendWebhook, type SendOptions } from '../helpers/stripe.js';

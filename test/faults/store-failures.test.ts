@@ -104,7 +104,7 @@ describe('store failures during a sale', () => {
   });
 
   test.each<Fault>(['sale insert', 'commission insert', 'COMMIT'])(
-    'failure at the %s amid 12 concurrent sales (group commit): only that sale is 500 and absent; its retry succeeds',
+    'failure at the %s amid 12 concurrent sales (one batch): only that sale is 500 and absent; its retry succeeds',
     async (fault) => {
       const { t, program } = await withCustomer();
       const ids = Array.from({ length: 12 }, (_, i) => `in_${i}`);

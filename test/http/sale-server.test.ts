@@ -36,7 +36,7 @@ describe('exactly-once over real connections', () => {
     expect(await t.count('sale_transactions')).toBe(1);
   });
 
-  test('concurrent distinct sales are all recorded once (group commit keeps each answer after its COMMIT)', async () => {
+  test('concurrent distinct sales are all recorded once (the batcher answers each one after its COMMIT)', async () => {
     const { t, program, url } = await listening();
     const client = new PartnerkitClient({ baseUrl: url, apiKey: program.apiKey });
     const results = await Promise.all(

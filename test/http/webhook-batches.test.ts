@@ -8,7 +8,7 @@ import { fixture, stripeMerchant } from '../helpers/stripe.js';
 
 /**
  * Deliveries submitted in one tick are decided and stored as one batch in one transaction
- * (apply.ts): every attribution lookup is one statement for the batch, so each delivery must still get
+ * (store-events.ts): every attribution lookup is one statement for the batch, so each delivery must still get
  * its own customer, its own redelivery answer and its own sale. That they did share one batch is
  * checked on the writer's statements: one append of their events, in one committed transaction.
  */

@@ -94,7 +94,7 @@ describe('transactions on the writer connection', () => {
     await store.transaction((sql) => sql.run('CREATE TABLE t (k VARCHAR PRIMARY KEY)'));
     const results = await Promise.allSettled([
       store.transaction((sql) => sql.run("INSERT INTO t VALUES ('a')")),
-      store.transaction((sql) => sql.run("INSERT INTO t VALUES ('a')")), // duplicate key inside the same batch
+      store.transaction((sql) => sql.run("INSERT INTO t VALUES ('a')")), // duplicate key of a neighbouring transaction
       store.transaction((sql) => sql.run("INSERT INTO t VALUES ('b')")),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);

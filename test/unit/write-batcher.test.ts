@@ -87,6 +87,14 @@ describe('WriteBatcher', () => {
     expect(runs.map((r) => r.items)).toEqual([['a'], ['b', 'c']]);
   });
 
+  test('a batch holds at most 256 items; the rest form the next batch', async () => {
+    const { deps, batcher, runs } = await setup();
+    const keys = Array.from({ length: 300 }, (_, i) => `k${i}`);
+    const outcomes = await Promise.all(keys.map((key) => batcher.submit(deps, key)));
+    expect(outcomes.map((o) => o.key)).toEqual(keys);
+    expect(runs.map((r) => r.items.length)).toEqual([256, 44]);
+  });
+
   test('on a closed store every waiting caller is rejected, none is left hanging', async () => {
     const { store, deps, batcher } = await setup();
     await store.close();

@@ -7,7 +7,7 @@ import { findCustomersByClickIds } from '../tracking.js';
 import type { AttributionHints } from './event-plan.js';
 
 /** An event's attribution question: its program and what identifies its customer. */
-export type Wanted = { programId: number; hints: AttributionHints };
+type Wanted = { programId: number; hints: AttributionHints };
 
 /** One step of the attribution order for a batch: what it looks for in an event's hints, and the customers of those values by programKey(program, value). */
 type Step = {

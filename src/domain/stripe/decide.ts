@@ -1,20 +1,18 @@
+import { saleRequestSchema, type OutcomeReason } from '../../api/index.js';
 import type { Sql } from '../../store/db.js';
 import { programKey } from '../../store/program-key.js';
 import type { AttributableCustomer } from '../../store/tracking.js';
 import * as webhooks from '../../store/webhooks.js';
 import type { DeferralKeys, WebhookOutcome } from '../../store/webhooks.js';
 import type { Deps } from '../deps.js';
-import { saleRequestSchema } from '../sale-request.js';
 import { pendingSale, type PendingSale, recordSales, type SaleOutcome, type SaleRefusal } from '../track-sale.js';
 import type { BatchRun } from '../write-batcher.js';
 import { resolveCustomers } from './attribute.js';
 import type { AttributionHints, SaleFields, SkipReason } from './event-plan.js';
 import type { PlannedEvent } from './plan.js';
 
-/** Why an event has its outcome: a skip reason, or a note on a recorded one. */
-export type OutcomeReason = SkipReason | 'already_recorded' | 'test_mode';
 
-export type Decision = {
+type Decision = {
   outcome: WebhookOutcome;
   reason: OutcomeReason | null;
   saleId: number | null;
@@ -42,7 +40,7 @@ async function storeLinks(sql: Sql, decisions: Decision[]): Promise<void> {
 }
 
 /** A planned event of a program, to be decided in the writer's transaction. */
-export type EventToDecide = { programId: number; planned: PlannedEvent };
+type EventToDecide = { programId: number; planned: PlannedEvent };
 
 /** A sale of the batch on its way to recordSales, with what its decision is made of. */
 type SaleToRecord = { index: number; pending: PendingSale; customer: AttributableCustomer | undefined; sale: SaleFields; hints: AttributionHints; live: boolean };

@@ -1,19 +1,11 @@
-import type { SaleRequest } from '../sale-request.js';
+import type { OutcomeReason, SaleRequest } from '../../api/index.js';
 import { METADATA, metadataValue, type StripeMetadata } from '../../api/stripe-event.js';
 
-/** Why an event recorded no sale (stored with the event and answered in the body). */
-export type SkipReason =
-  | 'unhandled_event_type'
-  | 'payment_not_completed'
-  | 'not_subscription_cycle'
-  | 'non_positive_amount'
-  | 'program_mismatch'
-  | 'no_attribution'
-  | 'attribution_window_expired'
-  | 'unsupported_currency'
-  | 'invalid_sale'
-  /** A signed event whose fields partnerkit reads have unexpected types (schema.ts). */
-  | 'malformed_event';
+/**
+ * Why an event recorded no sale (stored with the event and answered in the body); malformed_event
+ * is a signed event whose fields partnerkit reads have unexpected types (schema.ts).
+ */
+export type SkipReason = Exclude<OutcomeReason, 'already_recorded' | 'test_mode'>;
 
 /** What identifies the customer, tried in the order of docs/behaviour.md §6.9 (see attribute.ts). */
 export type AttributionHints = {

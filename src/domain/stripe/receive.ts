@@ -1,4 +1,4 @@
-import type { WebhookResult } from '../../api/index.js';
+import type { OutcomeReason, WebhookResult } from '../../api/index.js';
 import type { WebhookEventSummary } from '../../store/webhooks.js';
 import type { Deps } from '../deps.js';
 import { cachedProgram } from '../program-cache.js';
@@ -44,7 +44,7 @@ function resultOf(row: WebhookEventSummary, redelivery: boolean): WebhookResult 
     event_id: row.event_id,
     type: row.type,
     outcome: row.outcome,
-    reason: row.reason,
+    reason: row.reason as OutcomeReason | null,
     sale_id: row.sale_id,
     redelivery,
   };

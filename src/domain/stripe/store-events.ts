@@ -10,7 +10,7 @@ import type { PlannedEvent } from './plan.js';
 /** A verified delivery to decide and store once per (program, event id); its body is kept only if it is skipped. */
 export type Delivery = { programId: number; eventId: string; type: string; planned: PlannedEvent; payload: string; receivedAt: Date };
 /** A stored event skipped as no_attribution, to decide again (rerun.ts). */
-export type Rerun = { programId: number; eventId: string; planned: PlannedEvent };
+type Rerun = { programId: number; eventId: string; planned: PlannedEvent };
 
 /** The event's row as answered; `unlocks` when its new sale makes other stored events attributable. */
 export type Applied = { row: WebhookEventSummary; redelivery: boolean; unlocks?: DeferralKeys };

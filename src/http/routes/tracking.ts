@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { clickRequestSchema, clickResultSchema, leadRequestSchema, leadResultSchema, responses, saleResultSchema } from '../../api/index.js';
+import {
+  clickRequestSchema, clickResultSchema, CURRENCIES, leadRequestSchema, leadResultSchema, responses, saleRequestSchema, saleResultSchema, type SaleRequest,
+} from '../../api/index.js';
 import { AppError, invalidRequest } from '../../errors.js';
-import { CURRENCIES, saleRequestSchema, type SaleRequest } from '../../domain/sale-request.js';
 import { trackSale, type SaleOutcome } from '../../domain/track-sale.js';
 import { trackClick, trackLead, type ClickOutcome, type LeadOutcome } from '../../domain/tracking.js';
 import type { AppDeps } from '../../app.js';
