@@ -6,6 +6,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import type { Clock } from './clock.js';
 import { MAX_JSON_BYTES } from './domain/sale-request.js';
 import { registerErrorHandling } from './http/errors.js';
+import { refuseMalformedStrings } from './http/unicode.js';
 import { adminRoutes } from './http/routes/admin.js';
 import { demoRoutes } from './http/routes/demo.js';
 import { reportRoutes } from './http/routes/reports.js';
@@ -32,6 +33,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('apiKey', null);
   registerErrorHandling(app);
+  app.addHook('preValidation', refuseMalformedStrings);
 
   await app.register(swagger, {
     openapi: {
