@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Clock } from './clock.js';
 import { MAX_JSON_BYTES } from './domain/sale-request.js';
-import { registerErrorHandling } from './http/errors.js';
+import { frameworkErrorOptions, registerErrorHandling } from './http/errors.js';
 import { refuseMalformedStrings } from './http/unicode.js';
 import { adminRoutes } from './http/routes/admin.js';
 import { demoRoutes } from './http/routes/demo.js';
@@ -28,7 +28,11 @@ export const DEFAULT_RATE_LIMIT = { max: 100, windowSeconds: 1 };
 
 /** The HTTP app, not listening: `serve` listens, tests and the local CLI use inject(). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const app = Fastify({ logger: deps.logger ?? false, bodyLimit: MAX_JSON_BYTES });
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: MAX_JSON_BYTES,
+    ...frameworkErrorOptions,
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('apiKey', null);
