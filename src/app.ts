@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Clock } from './clock.js';
 import { MAX_JSON_BYTES } from './domain/sale-request.js';
+import { connectionOptions, DEFAULT_CONNECTION_TIMEOUTS, type ConnectionTimeouts } from './http/connections.js';
 import { frameworkErrorOptions, registerErrorHandling } from './http/errors.js';
 import { refuseMalformedStrings } from './http/unicode.js';
 import { adminRoutes } from './http/routes/admin.js';
@@ -22,6 +23,8 @@ export type AppDeps = {
   /** Requests per window per API key on the tracking API (docs/behaviour.md §8: default 100 per second). */
   rateLimit: { max: number; windowSeconds: number };
   logger?: boolean;
+  /** How long clients may take (docs/behaviour.md §11.1); the defaults when absent. */
+  connections?: ConnectionTimeouts;
 };
 
 export const DEFAULT_RATE_LIMIT = { max: 100, windowSeconds: 1 };
@@ -31,6 +34,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: MAX_JSON_BYTES,
+    ...connectionOptions(deps.connections ?? DEFAULT_CONNECTION_TIMEOUTS),
     ...frameworkErrorOptions,
   });
   app.setValidatorCompiler(validatorCompiler);

@@ -31,7 +31,11 @@ export type LocalApp = { app: FastifyInstance; deps: AppDeps; adminToken: string
 export async function openLocalApp(
   dir: DataDir,
   clock: Clock,
-  options: { rateLimit?: AppDeps['rateLimit']; logger?: boolean } = {},
+  options: {
+    rateLimit?: AppDeps['rateLimit'];
+    logger?: boolean;
+    connections?: AppDeps['connections'];
+  } = {},
 ): Promise<LocalApp> {
   const adminToken = ensureDataDir(dir);
   const store = await openStore(dir);
@@ -41,6 +45,7 @@ export async function openLocalApp(
     adminTokenHash: sha256(adminToken),
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
     logger: options.logger,
+    connections: options.connections,
   };
   const app = await buildApp(deps);
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { ADMIN_TOKEN, buildTestApp } from '../helpers/app.js';
+import { ADMIN_TOKEN, buildTestApp, type TestAppOptions } from '../helpers/app.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { expectErrorEnvelope } from '../faults/support.js';
 
@@ -7,8 +7,8 @@ import { expectErrorEnvelope } from '../faults/support.js';
  * Errors the HTTP layer raises before or instead of a route (docs/behaviour.md §7.3) are in the
  * platform envelope too, over a real socket: Node's parser, Fastify's router and body parsers.
  */
-async function listening() {
-  const t = await buildTestApp();
+async function listening(options: TestAppOptions = {}) {
+  const t = await buildTestApp(options);
   const program = await t.program();
   const url = await t.app.listen({ host: '127.0.0.1', port: 0 });
   return { t, program, port: Number(new URL(url).port) };
@@ -108,5 +108,32 @@ describe('errors of the HTTP layer, over a real socket', () => {
     const response = await rawRequest(port, post('/api/admin/programs', 'application/json', '{', { authorization: `Bearer ${ADMIN_TOKEN}` }));
     expect(response.status).toBe(400);
     expectErrorEnvelope(400, response.body);
+  });
+});
+
+describe('request deadlines (docs/behaviour.md §11.1), with short timeouts', () => {
+  const connections = { headersMs: 300, requestMs: 600, keepAliveMs: 5_000 };
+  const timedOut = platform(408, 'RequestTimeoutError', 'request_timeout', 'The request did not arrive in time; the connection is closed');
+
+  test('the second request on a keep-alive connection, its headers trickling: 408 after the first was answered 200', async () => {
+    const { port } = await listening({ connections });
+    const started = performance.now();
+    const response = await rawRequest(port, 'GET /healthz HTTP/1.1\r\nhost: localhost\r\n\r\nGET /healthz HTTP/1.1\r\nho');
+    // Two answers on the connection: the first request's, then the second's.
+    expect(response.status).toBe(200);
+    const second = response.body.slice(response.body.indexOf('HTTP/1.1 '));
+    expect(second.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
+    expect(JSON.parse(second.split('\r\n\r\n')[1])).toEqual(timedOut);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(connections.headersMs);
+  });
+
+  test('a request answered before its body arrived (401: no API key) and then stalled: closed at the deadline with no second answer', async () => {
+    const { port } = await listening({ connections });
+    const started = performance.now();
+    const response = await rawRequest(port, post('/api/v1/track/sale', 'application/json', '{"transaction_id":', { 'content-length': '100', connection: 'keep-alive' }));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(connections.requestMs);
+    expect(response.status).toBe(401);
+    expect(response.body).not.toContain('HTTP/1.1');
+    expect(JSON.parse(response.body).error.code).toBe('unauthorized');
   });
 });
