@@ -7,6 +7,7 @@ import type { Clock } from './clock.js';
 import { MAX_JSON_BYTES } from './domain/sale-request.js';
 import { connectionOptions, DEFAULT_CONNECTION_TIMEOUTS, type ConnectionTimeouts } from './http/connections.js';
 import { frameworkErrorOptions, registerErrorHandling } from './http/errors.js';
+import { loggerOptions, type RequestLog } from './http/request-log.js';
 import { refuseMalformedStrings } from './http/unicode.js';
 import { adminRoutes } from './http/routes/admin.js';
 import { demoRoutes } from './http/routes/demo.js';
@@ -22,7 +23,8 @@ export type AppDeps = {
   adminTokenHash: string;
   /** Requests per window per API key on the tracking API (docs/behaviour.md §8: default 100 per second). */
   rateLimit: { max: number; windowSeconds: number };
-  logger?: boolean;
+  /** serve's request log (docs/behaviour.md §11.2); without one nothing is logged. */
+  log?: RequestLog;
   /** How long clients may take (docs/behaviour.md §11.1); the defaults when absent. */
   connections?: ConnectionTimeouts;
 };
@@ -32,8 +34,8 @@ export const DEFAULT_RATE_LIMIT = { max: 100, windowSeconds: 1 };
 /** The HTTP app, not listening: `serve` listens, tests and the local CLI use inject(). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: deps.logger ?? false,
     bodyLimit: MAX_JSON_BYTES,
+    ...loggerOptions(deps.log),
     ...connectionOptions(deps.connections ?? DEFAULT_CONNECTION_TIMEOUTS),
     ...frameworkErrorOptions,
   });

@@ -33,7 +33,7 @@ export async function openLocalApp(
   clock: Clock,
   options: {
     rateLimit?: AppDeps['rateLimit'];
-    logger?: boolean;
+    log?: AppDeps['log'];
     connections?: AppDeps['connections'];
   } = {},
 ): Promise<LocalApp> {
@@ -44,7 +44,7 @@ export async function openLocalApp(
     clock,
     adminTokenHash: sha256(adminToken),
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
-    logger: options.logger,
+    log: options.log,
     connections: options.connections,
   };
   const app = await buildApp(deps);

@@ -11,7 +11,7 @@ export type ServeOptions = {
   host: string;
   port: number;
   rateLimit: { max: number; windowSeconds: number };
-  logger?: boolean;
+  log?: AppDeps['log'];
   connections?: AppDeps['connections'];
 };
 
@@ -24,7 +24,7 @@ export type RunningServer = LocalApp & { url: string; stop(): Promise<void> };
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const local = await openLocalApp(options.dir, options.clock, {
     rateLimit: options.rateLimit,
-    logger: options.logger,
+    log: options.log,
     connections: options.connections,
   });
   let address: string;

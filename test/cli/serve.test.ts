@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { cliEnv, runJson, startServe, tempDataDir } from '../helpers/cli.js';
+import { cliEnv, runJson, startServe, tempDataDir, until } from '../helpers/cli.js';
 
 /** Every directory and file under `root` (itself included) with its permission bits, e.g. `partnerkit.duckdb.wal 600`. */
 function modes(root: string): string[] {
@@ -41,5 +41,29 @@ describe('files in the data dir (docs/behaviour.md §1.2)', () => {
     expect(modes(dataDir)).toEqual(['. 700', 'admin-token 600', 'partnerkit.duckdb 600', 'partnerkit.duckdb.wal 600', 'server.json 600']);
     expect(await server.stop()).toBe(0);
     expect(modes(dataDir)).toEqual(['. 700', 'admin-token 600', 'partnerkit.duckdb 600']);
+  });
+});
+
+describe('serve: the request log on stdout (docs/behaviour.md §11.2)', () => {
+  test('one JSON line per request when stdout is not a terminal', async () => {
+    const server = await startServe(tempDataDir());
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${server.url}/nowhere`)).status).toBe(404);
+    const requests = () => server.stdout().split('\n').filter((line) => line.includes('"msg":"request"'));
+    await until(() => requests().length === 2);
+    expect(requests().map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ level: 'info', method: 'GET', route: '/healthz', status: 200, requestId: expect.any(String), durationMs: expect.any(Number) }),
+      expect.objectContaining({ level: 'info', method: 'GET', route: null, status: 404, requestId: expect.any(String), durationMs: expect.any(Number) }),
+    ]);
+    // Every line, the startup one included, is one JSON document.
+    for (const line of server.stdout().trim().split('\n')) expect(() => JSON.parse(line), line).not.toThrow();
+  });
+
+  test('--log-level warn: requests leave no line', async () => {
+    const server = await startServe(tempDataDir(), ['--log-level', 'warn']);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${server.url}/nowhere`)).status).toBe(404);
+    expect(await server.stop()).toBe(0);
+    expect(server.stdout()).toBe('');
   });
 });
