@@ -1,23 +1,39 @@
 import { Flags } from '@oclif/core';
+import type { LogLevel } from 'fastify';
 import { clockFromEnv } from '../src/clock.js';
 import { PartnerkitCommand } from '../src/cli/base.js';
 import { DEFAULT_RATE_LIMIT } from '../src/app.js';
+import { DEFAULT_CONNECTION_TIMEOUTS } from '../src/http/connections.js';
+import { LOG_LEVELS } from '../src/http/request-log.js';
 import { DataDirLockedError } from '../src/local.js';
 import { startServer, startupHint } from '../src/server.js';
 
 export default class Serve extends PartnerkitCommand {
   static override description = 'Start the HTTP server on the data dir (runs until SIGINT/SIGTERM, then drains requests and closes the database)';
-  static override examples = ['<%= config.bin %> serve', '<%= config.bin %> serve --port 8080 --rate-limit 500 --rate-window 1'];
+  static override examples = [
+    '<%= config.bin %> serve',
+    '<%= config.bin %> serve --port 8080 --rate-limit 500 --rate-window 1',
+    '<%= config.bin %> serve --headers-timeout-ms 5000 --request-timeout-ms 20000',
+    '<%= config.bin %> serve --log-level warn',
+  ];
   static override flags = {
     port: Flags.integer({ description: 'port to listen on (0 picks a free one)', default: 3000, min: 0, max: 65535 }),
     host: Flags.string({ description: 'address to listen on', default: '127.0.0.1' }),
     'rate-limit': Flags.integer({ description: 'requests per window per API key on the tracking API', default: DEFAULT_RATE_LIMIT.max, min: 1 }),
     'rate-window': Flags.integer({ description: 'rate-limit window in seconds', default: DEFAULT_RATE_LIMIT.windowSeconds, min: 1 }),
+    // Connections and the request log (docs/behaviour.md §11)
+    'headers-timeout-ms': Flags.integer({ description: 'close a request whose headers have not arrived after this long', default: DEFAULT_CONNECTION_TIMEOUTS.headersMs, min: 1 }),
+    'request-timeout-ms': Flags.integer({ description: 'close a request that has not fully arrived after this long', default: DEFAULT_CONNECTION_TIMEOUTS.requestMs, min: 1 }),
+    'keep-alive-timeout-ms': Flags.integer({ description: 'close an idle keep-alive connection after this long', default: DEFAULT_CONNECTION_TIMEOUTS.keepAliveMs, min: 1 }),
+    'log-level': Flags.string({ description: 'request log level (JSON lines on stdout)', default: 'info', options: [...LOG_LEVELS] }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve);
     const dir = this.dataDir(flags);
+    if (flags['headers-timeout-ms'] > flags['request-timeout-ms']) {
+      this.error('--headers-timeout-ms cannot exceed --request-timeout-ms: the headers are part of the request', { exit: 2 });
+    }
     let server;
     try {
       server = await startServer({
@@ -26,6 +42,8 @@ export default class Serve extends PartnerkitCommand {
         host: flags.host,
         port: flags.port,
         rateLimit: { max: flags['rate-limit'], windowSeconds: flags['rate-window'] },
+        log: { level: flags['log-level'] as LogLevel },
+        connections: { headersMs: flags['headers-timeout-ms'], requestMs: flags['request-timeout-ms'], keepAliveMs: flags['keep-alive-timeout-ms'] },
       });
     } catch (error) {
       if (error instanceof DataDirLockedError) this.error(error.message, { exit: 2 });

@@ -5,7 +5,10 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Clock } from './clock.js';
 import { MAX_JSON_BYTES } from './api/index.js';
-import { registerErrorHandling } from './http/errors.js';
+import { connectionOptions, DEFAULT_CONNECTION_TIMEOUTS, type ConnectionTimeouts } from './http/connections.js';
+import { frameworkErrorOptions, registerErrorHandling } from './http/errors.js';
+import { loggerOptions, type RequestLog } from './http/request-log.js';
+import { refuseMalformedStrings } from './http/unicode.js';
 import { adminRoutes } from './http/routes/admin.js';
 import { demoRoutes } from './http/routes/demo.js';
 import { reportRoutes } from './http/routes/reports.js';
@@ -20,18 +23,27 @@ export type AppDeps = {
   adminTokenHash: string;
   /** Requests per window per API key on the tracking API (docs/behaviour.md §8: default 100 per second). */
   rateLimit: { max: number; windowSeconds: number };
-  logger?: boolean;
+  /** serve's request log (docs/behaviour.md §11.2); without one nothing is logged. */
+  log?: RequestLog;
+  /** How long clients may take (docs/behaviour.md §11.1); the defaults when absent. */
+  connections?: ConnectionTimeouts;
 };
 
 export const DEFAULT_RATE_LIMIT = { max: 100, windowSeconds: 1 };
 
 /** The HTTP app, not listening: `serve` listens, tests and the local CLI use inject(). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const app = Fastify({ logger: deps.logger ?? false, bodyLimit: MAX_JSON_BYTES });
+  const app = Fastify({
+    bodyLimit: MAX_JSON_BYTES,
+    ...loggerOptions(deps.log),
+    ...connectionOptions(deps.connections ?? DEFAULT_CONNECTION_TIMEOUTS),
+    ...frameworkErrorOptions,
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('apiKey', null);
   registerErrorHandling(app);
+  app.addHook('preValidation', refuseMalformedStrings);
 
   await app.register(swagger, {
     openapi: {

@@ -23,9 +23,15 @@ export function dataDir(flag?: string, env: NodeJS.ProcessEnv = process.env): Da
   };
 }
 
-/** Creates the data dir and its admin token on first use; returns the token. */
+/**
+ * Creates the data dir (mode 0700) and its admin token (0600) on first use; returns the token.
+ * It also makes every file this process creates from now on the owner's alone: DuckDB creates its
+ * database, WAL and temporary files itself, whenever it needs them, with the process umask
+ * (docs/behaviour.md §1.2). Every process that opens a data dir comes through here first.
+ */
 export function ensureDataDir(dir: DataDir): string {
-  mkdirSync(dir.root, { recursive: true });
+  process.umask(0o077);
+  mkdirSync(dir.root, { recursive: true, mode: 0o700 });
   if (!existsSync(dir.adminTokenFile)) {
     writeFileSync(dir.adminTokenFile, `${randomToken('pka_', 32)}\n`, { mode: 0o600, flag: 'wx' });
   }

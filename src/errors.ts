@@ -12,11 +12,13 @@ export const errorCodes = {
   api_key_rotation_required: { status: 401, name: 'ApiKeyRotationRequired', envelope: 'typed' },
   forbidden: { status: 403, name: 'ForbiddenError', envelope: 'platform' },
   not_found: { status: 404, name: 'NotFoundError', envelope: 'platform' },
+  request_timeout: { status: 408, name: 'RequestTimeoutError', envelope: 'platform' },
   duplicate_transaction: { status: 409, name: 'ConflictError', envelope: 'platform' },
   conflict: { status: 409, name: 'ConflictError', envelope: 'platform' },
   payload_too_large: { status: 413, name: 'PayloadTooLargeError', envelope: 'platform' },
   unsupported_currency: { status: 422, name: 'UnprocessableEntityError', envelope: 'platform' },
   rate_limited: { status: 429, name: 'RateLimitError', envelope: 'typed' },
+  headers_too_large: { status: 431, name: 'RequestHeaderFieldsTooLargeError', envelope: 'platform' },
   internal_error: { status: 500, name: 'InternalServerError', envelope: 'platform' },
   service_unavailable: { status: 503, name: 'ServiceUnavailableError', envelope: 'platform' },
 } as const satisfies Record<string, { status: number; name: string; envelope: Envelope }>;

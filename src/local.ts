@@ -31,7 +31,11 @@ export type LocalApp = { app: FastifyInstance; deps: AppDeps; adminToken: string
 export async function openLocalApp(
   dir: DataDir,
   clock: Clock,
-  options: { rateLimit?: AppDeps['rateLimit']; logger?: boolean } = {},
+  options: {
+    rateLimit?: AppDeps['rateLimit'];
+    log?: AppDeps['log'];
+    connections?: AppDeps['connections'];
+  } = {},
 ): Promise<LocalApp> {
   const adminToken = ensureDataDir(dir);
   const store = await openStore(dir);
@@ -40,7 +44,8 @@ export async function openLocalApp(
     clock,
     adminTokenHash: sha256(adminToken),
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
-    logger: options.logger,
+    log: options.log,
+    connections: options.connections,
   };
   const app = await buildApp(deps);
   return {

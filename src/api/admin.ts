@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { id, instant } from './common.js';
+import { id, instant, pathId } from './common.js';
 
 /** The program's commission when POST /api/admin/programs names none. */
 export const DEFAULT_COMMISSION_PERCENT = 20;
@@ -42,7 +42,7 @@ export const productRuleRequestSchema = z
   });
 
 export const createApiKeyRequestSchema = z.object({ test: z.boolean().default(false) });
-export const apiKeyParams = z.object({ programId: id, keyId: id });
+export const apiKeyParams = z.object({ programId: pathId, keyId: pathId });
 export const createPartnerRequestSchema = z.object({ name, email });
 export const enrollPartnerRequestSchema = z.object({ partnerId: id });
 export const memberRequestSchema = z.object({ email });

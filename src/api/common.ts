@@ -1,11 +1,18 @@
 import { z } from 'zod';
 
+/** A row id in a body: a positive integer that fits a double exactly. */
+export const id = z.int().min(1).max(Number.MAX_SAFE_INTEGER);
+
 /**
- * A row id in a path, query or body: a positive integer that fits a double exactly. Paths carry it
- * as text, hence the coercion; callers of the API pass numbers.
+ * A row id in a path (docs/behaviour.md §1.6): decimal digits only, so `1e0`, `0x2`, `+2`, `02` or
+ * ` 7` name no row instead of being read as a number that happens to exist.
  */
-export const id = z.coerce.number<number>().int().min(1).max(Number.MAX_SAFE_INTEGER);
-export const programParams = z.object({ programId: id });
+export const pathId = z
+  .string()
+  .regex(/^[1-9][0-9]*$/, 'a positive decimal integer without sign, leading zeros, exponent or spaces')
+  .transform(Number)
+  .pipe(z.number().max(Number.MAX_SAFE_INTEGER, `at most ${Number.MAX_SAFE_INTEGER}`));
+export const programParams = z.object({ programId: pathId });
 
 /** An instant as the API writes it: ISO 8601 in UTC (`toISOString()`). */
 export const instant = z.iso.datetime();

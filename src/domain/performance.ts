@@ -17,30 +17,35 @@ export type Viewer = { kind: 'admin' } | { kind: 'user'; userId: number };
 /** The current and the comparison window of a report (docs/behaviour.md §5.3), both inclusive. */
 export type ReportWindow = { period: Period | 'custom'; from: Date; to: Date; previousFrom: Date; previousTo: Date };
 
+const abs = (x: bigint) => (x < 0n ? -x : x);
+
 /**
  * numerator / denominator rounded half away from zero to `decimals` places, computed in integers
- * so that no float error can tip a half (docs/behaviour.md §5.9).
+ * so that no float error can tip a half, then read as a number from its exact decimal text: the
+ * double nearest to the rounded value, exact while it has at most 15–16 significant digits
+ * (docs/behaviour.md §5.9).
  */
-export function roundedRatio(numerator: number, denominator: number, decimals: number): number {
-  if (denominator === 0) throw new RangeError('division by zero');
-  const scale = 10n ** BigInt(decimals);
-  const n = BigInt(numerator) * scale;
+export function roundedRatio(numerator: number | bigint, denominator: number | bigint, decimals: number): number {
+  const n = BigInt(numerator);
   const d = BigInt(denominator);
-  const abs = (x: bigint) => (x < 0n ? -x : x);
-  const quotient = (2n * abs(n) + abs(d)) / (2n * abs(d));
-  return Number((n < 0n) !== (d < 0n) ? -quotient : quotient) / Number(scale);
+  if (d === 0n) throw new RangeError('division by zero');
+  const units = (2n * abs(n) * 10n ** BigInt(decimals) + abs(d)) / (2n * abs(d));
+  const digits = units.toString().padStart(decimals + 1, '0');
+  const sign = units !== 0n && (n < 0n) !== (d < 0n) ? '-' : '';
+  return Number(`${sign}${digits.slice(0, digits.length - decimals)}.${digits.slice(digits.length - decimals)}`);
 }
 
-/** Dollars from integer cents: exact to two decimals. */
-export function dollars(cents: number): number {
-  return roundedRatio(cents, 100, 2);
+/** Dollars from integer cents, rounded to the cent. */
+export function dollars(cents: bigint): number {
+  return roundedRatio(cents, 100n, 2);
 }
 
-/** The change versus the previous period (docs/behaviour.md §5.7). */
-export function trend(current: number, previous: number): Trend {
-  if (previous === 0) return current > 0 ? { trend: 100, trendDirection: 'up' } : { trend: 0, trendDirection: 'stable' };
-  const direction = current > previous ? 'up' : current < previous ? 'down' : 'stable';
-  return { trend: roundedRatio(Math.abs(current - previous) * 100, previous, 1), trendDirection: direction };
+/** The change versus the previous period (docs/behaviour.md §5.7); counts or cents. */
+export function trend(current: number | bigint, previous: number | bigint): Trend {
+  const [now, before] = [BigInt(current), BigInt(previous)];
+  if (before === 0n) return now > 0n ? { trend: 100, trendDirection: 'up' } : { trend: 0, trendDirection: 'stable' };
+  const direction = now > before ? 'up' : now < before ? 'down' : 'stable';
+  return { trend: roundedRatio(abs(now - before) * 100n, before, 1), trendDirection: direction };
 }
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;

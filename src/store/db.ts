@@ -3,12 +3,14 @@ import {
   DuckDBConnection,
   DuckDBDateValue,
   DuckDBInstance,
+  DuckDBTypeId,
   JSDuckDBValueConverter,
   dateValue,
   listValue,
   timestampValue,
   type DuckDBMaterializedResult,
   type DuckDBPreparedStatement,
+  type DuckDBType,
   type DuckDBValue,
 } from '@duckdb/node-api';
 import { epochDay } from '../days.js';
@@ -32,9 +34,13 @@ export type ColumnType = 'BIGINT' | 'VARCHAR' | 'BOOLEAN' | 'TIMESTAMP' | 'DATE'
 /** Every column of a table, in the table's order, with the row field that fills it. */
 export type Columns<R> = ReadonlyArray<readonly [keyof R & string, ColumnType]>;
 
-/** BIGINT comes back as bigint; every value the service stores fits a double, so convert here once. */
-function toJs(value: unknown): unknown {
-  if (typeof value === 'bigint') return Number(value);
+/**
+ * BIGINT comes back as bigint; every value the service stores fits a double, so it becomes a number
+ * here, once. A HUGEINT stays a bigint: it is what sums of money are computed in, and a sum of
+ * stored amounts can pass 2^53 (docs/architecture.md §3.8).
+ */
+function toJs(value: unknown, type: DuckDBType): unknown {
+  if (typeof value === 'bigint' && type.typeId !== DuckDBTypeId.HUGEINT) return Number(value);
   return value;
 }
 
@@ -174,7 +180,7 @@ class ConnectionSql implements Sql {
       for (let r = 0; r < chunk.rowCount; r++) {
         const row: Row = {};
         chunk.visitRowValues(r, (value, _, column, type) => {
-          row[names[column]] = toJs(JSDuckDBValueConverter(value, type, JSDuckDBValueConverter));
+          row[names[column]] = toJs(JSDuckDBValueConverter(value, type, JSDuckDBValueConverter), type);
         });
         rows.push(row);
       }

@@ -1,7 +1,10 @@
 import { utcDay } from '../days.js';
 import { dayValue, type Sql } from './db.js';
 
-/** What one day (or one whole window) of a program sums to; money in integer cents. */
+/**
+ * What one day (or one whole window) of a program sums to. Money is integer cents as a bigint: the
+ * sum of amounts the API accepts (each up to 2^53 − 1) can pass 2^53 (docs/behaviour.md §5.9).
+ */
 export type PerformanceTotals = {
   clicks: number;
   /** Customers signed up, status lead or conversion (the daily `leads`). */
@@ -9,17 +12,18 @@ export type PerformanceTotals = {
   /** Customers signed up whose status is still lead (`totalLeads`). */
   leadStatus: number;
   conversions: number;
-  revenueCents: number;
+  revenueCents: bigint;
   sales: number;
   partners: number;
-  commissionCents: number;
+  commissionCents: bigint;
 };
 
 export type PerformanceDayRow = PerformanceTotals & { day: string };
 
 export type PerformanceWindows = { from: Date; to: Date; previousFrom: Date; previousTo: Date };
 
-const METRICS = ['clicks', 'leads', 'leadStatus', 'conversions', 'revenueCents', 'sales', 'partners', 'commissionCents'] as const;
+const COUNTS = ['clicks', 'leads', 'leadStatus', 'conversions', 'sales', 'partners'] as const;
+const MONEY = ['revenueCents', 'commissionCents'] as const;
 
 /**
  * Where each metric comes from (docs/behaviour.md §5.5): its table, the instant that dates it, the
@@ -43,7 +47,9 @@ const SOURCES = [
   { sums: 'sum(amount_cents) AS "commissionCents"', table: 'commissions', at: 'created_at', day: 'day', where: 'true' },
 ];
 
-const totals = METRICS.map((m) => `CAST(coalesce(sum("${m}"), 0) AS BIGINT) AS "${m}"`).join(', ');
+// Sums of money stay HUGEINT (DuckDB's sum of a BIGINT), which the store hands over as a bigint.
+const sumAs = (type: string) => (m: string) => `CAST(coalesce(sum("${m}"), 0) AS ${type}) AS "${m}"`;
+const totals = [...COUNTS.map(sumAs('BIGINT')), ...MONEY.map(sumAs('HUGEINT'))].join(', ');
 const union = (select: (s: (typeof SOURCES)[number]) => string) => SOURCES.map(select).join('\n  UNION ALL BY NAME\n  ');
 /** The part of one day (the DATE parameter `day`) inside an instant range: the day column prunes. */
 const edgeRow = (name: string, day: string, inRange: (at: string) => string) =>
@@ -81,10 +87,12 @@ ${edgeRow('tail', '$7', (at) => `${at} > $4`)}
 ORDER BY edge NULLS FIRST, day
 `;
 
-const zero = (): PerformanceTotals => Object.fromEntries(METRICS.map((m) => [m, 0])) as PerformanceTotals;
+const zero = (): PerformanceTotals =>
+  Object.fromEntries([...COUNTS.map((m) => [m, 0]), ...MONEY.map((m) => [m, 0n])]) as PerformanceTotals;
 
-function add(into: PerformanceTotals, row: PerformanceTotals, sign = 1): void {
-  for (const m of METRICS) into[m] += sign * row[m];
+function add(into: PerformanceTotals, row: PerformanceTotals, sign: 1 | -1 = 1): void {
+  for (const m of COUNTS) into[m] += sign * row[m];
+  for (const m of MONEY) into[m] += BigInt(sign) * row[m];
 }
 
 /** The current window's days (oldest first) and both windows' totals, from one query's day sums. */

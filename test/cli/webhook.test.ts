@@ -26,7 +26,7 @@ const file = (name: string) => join(FIXTURES, `${name}.json`);
 async function saleTotals(dir: string) {
   const store = await Store.open(join(dir, 'partnerkit.duckdb'));
   try {
-    return await store.read((sql) => sql.one<{ sales: number; revenue: number | null }>('SELECT count(*) AS sales, sum(amount_cents) AS revenue FROM sale_events'));
+    return await store.read((sql) => sql.one<{ sales: number; revenue: number | null }>('SELECT count(*) AS sales, CAST(sum(amount_cents) AS BIGINT) AS revenue FROM sale_events'));
   } finally {
     await store.close();
   }

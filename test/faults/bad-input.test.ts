@@ -29,6 +29,46 @@ function present<T extends Record<string, Maybe<unknown>>>(record: T): Record<st
   return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== ABSENT));
 }
 
+const LONE_SURROGATES = ['\ud800', '\udbff', '\udc00', '\udfff'];
+
+/** Whether a parsed value holds a string or key that is not valid Unicode (checked here independently of the service). */
+function hasLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return !value.isWellFormed();
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.entries(value).some(([key, item]) => !key.isWellFormed() || hasLoneSurrogate(item));
+}
+
+/**
+ * One time in four, a lone surrogate put into one of the value's strings or keys, at any depth and
+ * position: every string field of every route gets its share over a run.
+ */
+function withLoneSurrogate<T>(values: fc.Arbitrary<T>): fc.Arbitrary<T> {
+  return fc.tuple(values, fc.nat(), fc.nat(), fc.constantFrom(...LONE_SURROGATES), fc.nat(3)).map(([value, which, at, unit, chance]) => {
+    if (chance !== 0 || typeof value !== 'object' || value === null) return value;
+    const copy = structuredClone(value) as Record<string, unknown>;
+    // Every place a string can sit: a value of a string, or a key, in objects and arrays at any depth.
+    const slots: Array<{ owner: Record<string, unknown>; key: string; kind: 'value' | 'key' }> = [];
+    const visit = (owner: Record<string, unknown>, depth: number) => {
+      if (depth > 20) return;
+      for (const [key, item] of Object.entries(owner)) {
+        if (!Array.isArray(owner)) slots.push({ owner, key, kind: 'key' });
+        if (typeof item === 'string') slots.push({ owner, key, kind: 'value' });
+        else if (typeof item === 'object' && item !== null) visit(item as Record<string, unknown>, depth + 1);
+      }
+    };
+    visit(copy, 0);
+    if (slots.length === 0) return value;
+    const { owner, key, kind } = slots[which % slots.length];
+    const inject = (text: string) => text.slice(0, at % (text.length + 1)) + unit + text.slice(at % (text.length + 1));
+    if (kind === 'value') owner[key] = inject(owner[key] as string);
+    else {
+      owner[inject(key)] = owner[key];
+      delete owner[key];
+    }
+    return copy as T;
+  });
+}
+
 const hugeStrings = ['x'.repeat(256), 'é'.repeat(300), '𝄞'.repeat(130), 'a'.repeat(3000), 'z'.repeat(20_000)];
 const oddStrings = [
   '', ' ', '\u0000', '\u202e', '\ufffe', 'null', 'true', '4999', '4999.5', '1e3', '-1', 'USD', 'usd', 'EUR', 'xyz', 'NaN', 'Infinity',
@@ -68,7 +108,7 @@ const optional = <T>(valid: fc.Arbitrary<T>): fc.Arbitrary<Maybe<unknown>> =>
 /** A whole body: mostly an object built from fields, else any JSON value, or text that is not JSON. */
 function body(fields: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<string> {
   return fc.oneof(
-    { arbitrary: fields.map(toJson), weight: 17 },
+    { arbitrary: withLoneSurrogate(fields).map(toJson), weight: 17 },
     { arbitrary: junk.map(toJson), weight: 2 },
     { arbitrary: fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('', '{', '{"a":1,}', '[1,2', 'undefined', "{'a':1}", '{"a":1}{"b":2}')), weight: 1 },
   );
@@ -196,9 +236,20 @@ function expectStoredAsAnswered(url: string, payload: string, response: LightMyR
   }
 }
 
+/** The parsed body, or undefined when it is not JSON. */
+function parsed(payload: string): unknown {
+  try {
+    return JSON.parse(payload);
+  } catch {
+    return undefined;
+  }
+}
+
 async function fuzz(url: string, bodies: (m: Merchant) => fc.Arbitrary<string>, withAuth: boolean) {
   const m = await merchant();
   const statuses = new Map<number, number>();
+  const keys = [m.program.apiKey, m.program.testApiKey, m.other.apiKey];
+  let refusedSurrogates = 0;
   // Only the requests change the store, so the counts after one request are the counts before the next.
   let before = await counts(m.t.store);
   await fc.assert(
@@ -209,9 +260,17 @@ async function fuzz(url: string, bodies: (m: Merchant) => fc.Arbitrary<string>, 
       const after = await counts(m.t.store);
       expectStoredAsAnswered(url, payload, response, delta(before, after));
       before = after;
+      // A lone surrogate anywhere in an authenticated body: 400 invalid_request, whatever else is wrong.
+      if (hasLoneSurrogate(parsed(payload)) && (!withAuth || keys.includes(apiKey!)) && Buffer.byteLength(payload) <= MAX_JSON_BYTES) {
+        expect(response.statusCode, response.body).toBe(400);
+        expect(response.json().error).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('not valid Unicode') });
+        refusedSurrogates++;
+      }
     }),
     { numRuns: RUNS, seed: SEED, interruptAfterTimeLimit: 60_000, markInterruptAsFailure: true },
   );
+  // The generator put lone surrogates into a fair share of the bodies.
+  expect(refusedSurrogates).toBeGreaterThan(RUNS / 10);
   return statuses;
 }
 
@@ -327,9 +386,9 @@ function webhookBody(m: Merchant): fc.Arbitrary<string> {
       else if (field === 'metadata') (object.parent?.subscription_details ?? object).metadata = value;
       else object[field] = value;
     }
-    return toJson(e);
+    return e;
   });
-  return fc.oneof({ arbitrary: event, weight: 3 }, { arbitrary: body(fc.constant({})), weight: 1 });
+  return fc.oneof({ arbitrary: withLoneSurrogate(event).map(toJson), weight: 3 }, { arbitrary: body(fc.constant({})), weight: 1 });
 }
 
 describe('bad input: property-based fuzz of the Stripe webhook (fast-check, fixed seed)', () => {
@@ -343,6 +402,7 @@ describe('bad input: property-based fuzz of the Stripe webhook (fast-check, fixe
     };
     const signing = fc.constantFrom('signed', 'signed', 'signed', 'none', 'wrong secret', 'stale', 'garbage');
     let recorded = 0;
+    let malformed = 0;
     await fc.assert(
       fc.asyncProperty(webhookBody(m), signing, async (payload, how) => {
         const delivery = await sendWebhook(m.t, m.program, payload, signings[how]);
@@ -364,6 +424,10 @@ describe('bad input: property-based fuzz of the Stripe webhook (fast-check, fixe
           return;
         }
         const answer = delivery.body;
+        if (hasLoneSurrogate(parsed(payload)) && !answer.redelivery) {
+          expect(answer).toMatchObject({ outcome: 'skipped', reason: 'malformed_event', sale_id: null });
+          malformed++;
+        }
         expect(answer).toEqual({
           received: true, event_id: expect.any(String), type: expect.any(String), outcome: expect.toBeOneOf(['recorded', 'skipped', 'ignored']),
           reason: expect.toBeOneOf([null, expect.any(String)]), sale_id: expect.toBeOneOf([null, expect.any(Number)]), redelivery: expect.any(Boolean),
@@ -389,15 +453,46 @@ describe('bad input: property-based fuzz of the Stripe webhook (fast-check, fixe
     const total = (prefix: string) => [...statuses].filter(([k]) => k.startsWith(prefix)).reduce((a, [, n]) => a + n, 0);
     expect(total('signed 200'), JSON.stringify([...statuses])).toBeGreaterThan(RUNS / 5);
     expect(total('signed 400'), JSON.stringify([...statuses])).toBeGreaterThan(0);
+    expect(malformed).toBeGreaterThan(RUNS / 20);
   });
 
-  test('a signed event with a lone surrogate in a string is not a 5xx (Stripe would retry it for days)', async () => {
+  test('a signed event with a lone surrogate in any string is 200 skipped / malformed_event, whatever its type (Stripe would retry a 5xx for days)', async () => {
     const m = await merchant();
-    const event = { ...fixture('customer-created', {}), id: 'evt_surrogate' } as any;
-    event.data.object.description = 'Jos\ud800';
-    const response = await sendWebhook(m.t, m.program, JSON.stringify(event));
-    expect(response.status, JSON.stringify(response.body)).toBe(200);
-    expect(response.body).toMatchObject({ outcome: 'ignored', reason: 'unhandled_event_type' });
+    const unhandled = { ...fixture('customer-created', {}), id: 'evt_surrogate_1' } as any;
+    unhandled.data.object.description = 'Jos\ud800';
+    const checkout = fixture('checkout-one-time', { CLICK_ID: m.clickIds[0], CUSTOMER_KEY: 'cust_1', PROGRAM_ID: String(m.program.id) }) as any;
+    checkout.id = 'evt_surrogate_2';
+    checkout.data.object.metadata.partner_customer_key = 'cust_1\udc00';
+    const before = await counts(m.t.store);
+    for (const event of [unhandled, checkout]) {
+      const response = await sendWebhook(m.t, m.program, JSON.stringify(event));
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      expect(response.body).toEqual({
+        received: true, event_id: event.id, type: event.type, outcome: 'skipped', reason: 'malformed_event', sale_id: null, redelivery: false,
+      });
+    }
+    expect(delta(before, await counts(m.t.store))).toEqual({ webhook_events: 2 });
+  });
+
+  test('an event id with a lone surrogate is stored as well-formed text (the surrogate as its \\u escape); redeliveries find it; ids differing only in their surrogate stay two events', async () => {
+    const m = await merchant();
+    const event = (id: string) => ({ ...fixture('customer-created', {}), id });
+    const before = await counts(m.t.store);
+    const answers = [];
+    for (const id of ['evt_\ud800', 'evt_\ud800', 'evt_\udbff', 'evt_\ud800']) {
+      const response = await sendWebhook(m.t, m.program, JSON.stringify(event(id)));
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      answers.push(response.body);
+    }
+    expect(answers.map((a) => [a.event_id, a.outcome, a.reason, a.redelivery])).toEqual([
+      ['evt_\\ud800', 'skipped', 'malformed_event', false],
+      ['evt_\\ud800', 'skipped', 'malformed_event', true],
+      ['evt_\\udbff', 'skipped', 'malformed_event', false],
+      ['evt_\\ud800', 'skipped', 'malformed_event', true],
+    ]);
+    expect(delta(before, await counts(m.t.store))).toEqual({ webhook_events: 2 });
+    const stored = await m.t.store.read((sql) => sql.all<{ event_id: string }>('SELECT event_id FROM webhook_events ORDER BY event_id'));
+    expect(stored.map((row) => row.event_id)).toEqual(['evt_\\ud800', 'evt_\\udbff']);
   });
 
   test('a body over 1 MiB is 413 payload_too_large in the platform envelope; the webhook reads bodies past the tracking API 64 KiB', async () => {

@@ -43,6 +43,10 @@ export type TestAppOptions = {
   rateLimit?: AppDeps['rateLimit'];
   /** Sees the SQL text of every statement the store's writer runs (appends as `APPEND <table>`). */
   observeWrites?: (sql: string) => void;
+  /** The request log, as `serve` writes it (none by default). */
+  log?: AppDeps['log'];
+  /** Connection timeouts (serve's defaults by default). */
+  connections?: AppDeps['connections'];
 };
 
 /** An app over a fresh in-memory DuckDB with a movable clock, closed when the test that built it finishes. */
@@ -51,7 +55,10 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const store = await Store.open(':memory:', { observeWrites: options.observeWrites });
   // Finished hooks run last-registered first: the app closes before its store.
   onTestFinished(() => store.close());
-  const deps: AppDeps = { store, clock, adminTokenHash: sha256(ADMIN_TOKEN), rateLimit: options.rateLimit ?? { max: 100_000, windowSeconds: 1 } };
+  const deps: AppDeps = {
+    store, clock, adminTokenHash: sha256(ADMIN_TOKEN), rateLimit: options.rateLimit ?? { max: 100_000, windowSeconds: 1 }, log: options.log,
+    connections: options.connections,
+  };
   const app = await buildApp(deps);
   onTestFinished(() => app.close());
 

@@ -38,14 +38,22 @@ export async function runJson<T = any>(args: string[], env: NodeJS.ProcessEnv): 
   return JSON.parse(result.stdout) as T;
 }
 
-export type ServeProcess = { url: string; child: ChildProcess; stderr: () => string; stop(signal?: NodeJS.Signals): Promise<number | null> };
+export type ServeProcess = {
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+  /** The request log so far. */
+  stdout: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+};
 
 /** `partnerkit serve --port 0` on the data dir; resolves once its discovery file names its URL. Killed when the test finishes. */
 export async function startServe(dataDir: string, extraArgs: string[] = [], extraEnv: Record<string, string> = {}): Promise<ServeProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...extraArgs], { env: cliEnv(dataDir, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
+  let stdout = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
-  child.stdout!.resume();
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
@@ -62,7 +70,7 @@ export async function startServe(dataDir: string, extraArgs: string[] = [], extr
     await new Promise((r) => setTimeout(r, 50));
   }
   const { url } = JSON.parse(readFileSync(discovery, 'utf8')) as { url: string };
-  return { url, child, stderr: () => stderr, stop };
+  return { url, child, stderr: () => stderr, stdout: () => stdout, stop };
 }
 
 /** Polls until `condition` holds (output of a process arrives after its discovery file). */

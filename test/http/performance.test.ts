@@ -265,6 +265,76 @@ describe('GET /api/tracking/performance/:programId', () => {
   });
 });
 
+describe('sums beyond 2^53 (docs/behaviour.md §5.9)', () => {
+  const MAX = 9_007_199_254_740_991; // the largest amount_cents the API accepts
+  const COMMISSION = 1_801_439_850_948_198; // 20 % of it, half up
+
+  /** `count` more paid sales of MAX with their 20 % commissions at `at`, written straight to the store (an API call each would take minutes). */
+  async function bigSales(t: TestApp, program: ProgramFixture, customerId: number, firstId: number, count: number, at: string) {
+    const rows = [firstId, program.id, program.partnerProgramId, new Date(at), count];
+    await t.store.transaction(async (sql) => {
+      await sql.run(
+        `INSERT INTO sale_events (id, program_id, customer_id, partner_program_id, transaction_id, amount_cents, currency, sale_type, is_recurring, source, status, received_at, paid_day)
+         SELECT $1 + i, $2, $6, $3, 'in_big_' || ($1 + i), $7, 'USD', 'payment', false, 'api', 'paid', $4, CAST($4 AS DATE) FROM range($5) r(i)`,
+        [...rows, customerId, MAX],
+      );
+      await sql.run(
+        `INSERT INTO commissions (id, program_id, sale_id, partner_program_id, amount_cents, currency, status, hold_until, created_at, day)
+         SELECT $1 + i, $2, $1 + i, $3, $6, 'USD', 'pending', $4, $4, CAST($4 AS DATE) FROM range($5) r(i)`,
+        [...rows, COMMISSION],
+      );
+    });
+  }
+
+  test('1,030 sales of 2^53 − 1 cents today and 1,029 in the previous window: 200 with totals exact to the cent, as the nearest JSON numbers', async () => {
+    const t = await buildTestApp({ now: '2026-03-01T00:00:00.000Z' });
+    const program = await t.program();
+    t.clock.set(NOW);
+    const { customerId } = await t.lead(program, 'cust_1');
+    // One through the API, which accepts the amount, and 1,029 more beside it.
+    const sale = await t.sale(program, { transaction_id: 'in_api', amount_cents: MAX });
+    expect(sale).toMatchObject({ success: true, sale_id: expect.any(Number), commission_id: expect.any(Number) });
+    await bigSales(t, program, customerId, 1_000, 1_029, NOW);
+    await bigSales(t, program, customerId, 10_000, 1_029, '2026-03-03T12:00:00.000Z');
+
+    const response = await get(t, `/api/tracking/performance/${program.id}`);
+    expect(response.statusCode, response.body).toBe(200);
+    // Exact sums: 1,030 × 9,007,199,254,740,991 = 9,277,415,232,383,220,730 cents and
+    // 1,030 × 1,801,439,850,948,198 = 1,855,483,046,476,643,940 cents; a JSON number keeps about 16
+    // significant digits of those dollars, the literals below are their nearest doubles.
+    const revenue = 92_774_152_323_832_207.3;
+    const commission = 18_554_830_464_766_439.4;
+    expect(response.json()).toEqual({
+      data: [
+        day('2026-03-04'), day('2026-03-05'), day('2026-03-06'), day('2026-03-07'), day('2026-03-08'), day('2026-03-09'),
+        day('2026-03-10', { clicks: 1, leads: 1, conversions: 1, revenue, commission }),
+      ],
+      metrics: {
+        totalClicks: 1,
+        totalLeads: 0,
+        totalConversions: 1,
+        totalRevenue: revenue,
+        conversionRate: 100,
+        averageOrderValue: revenue,
+        totalPartners: 0,
+        totalSales: 1_030,
+        totalPartnersCommission: commission,
+        clicksTrend: { trend: 100, trendDirection: 'up' },
+        leadsTrend: { trend: 0, trendDirection: 'stable' },
+        conversionsTrend: { trend: 100, trendDirection: 'up' },
+        // 1 × MAX × 100 ÷ (1,029 × MAX) = 0.097… %
+        revenueTrend: { trend: 0.1, trendDirection: 'up' },
+        partnersTrend: { trend: 100, trendDirection: 'down' }, // the partner enrolled with the program on 03-01
+        salesTrend: { trend: 0.1, trendDirection: 'up' },
+        commissionTrend: { trend: 0.1, trendDirection: 'up' },
+      },
+      meta: meta('7d', '2026-03-04T00:00:00.000Z', '2026-03-10T23:59:59.999Z', '2026-02-25T00:00:00.000Z', '2026-03-03T23:59:59.999Z'),
+    });
+    expect(response.body).toContain('"totalRevenue":92774152323832210,');
+    expect(response.body).toContain('"totalPartnersCommission":18554830464766440,');
+  });
+});
+
 describe('POST /api/admin/demo (the demo loader inside a running server)', () => {
   test('loads a deterministic history the report then shows', async () => {
     const t = await buildTestApp({ now: NOW });

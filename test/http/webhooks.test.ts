@@ -127,6 +127,8 @@ describe('signature verification', () => {
     ['a header without a v1 signature', { header: 't=1772366400' }, "The Stripe-Signature header does not match the body and this program's webhook secret"],
     ['the wrong secret', { secret: 'whsec_not_this_programs' }, "The Stripe-Signature header does not match the body and this program's webhook secret"],
     ['a timestamp 301 s old', { timestamp: Date.parse(T0) / 1000 - 301 }, 'The signature timestamp is more than 300 s old'],
+    ['a timestamp 301 s in the future', { timestamp: Date.parse(T0) / 1000 + 301 }, 'The signature timestamp is more than 300 s in the future'],
+    ['a timestamp a year in the future', { timestamp: Date.parse(T0) / 1000 + 365 * 86_400 }, 'The signature timestamp is more than 300 s in the future'],
   ])('%s is 400 invalid_signature, nothing recorded', async (_name, options, message) => {
     const { t, send, load } = await merchant();
     const response = await send(load('checkout-one-time'), options);
@@ -156,6 +158,17 @@ describe('signature verification', () => {
     const compact = JSON.stringify(event);
     const response = await send(`  ${compact}\n`, { timestamp: Date.parse(T0) / 1000 - 300 });
     expect(response).toEqual({ status: 200, body: answer(event, 'recorded', null, 1) });
+  });
+
+  test('exactly 300 s in the future is accepted; the timestamp checked is the one the signature covers (the last t=, as Stripe reads it)', async () => {
+    const { program, send, load } = await merchant();
+    const event = load('checkout-one-time');
+    const payload = JSON.stringify(event);
+    const future = Date.parse(T0) / 1000 + 301;
+    // Signed 301 s ahead; an earlier t= in the header must not hide that.
+    const header = `t=${Date.parse(T0) / 1000},${signStripePayload(payload, program.webhookSecret, future)}`;
+    expect(await send(payload, { header })).toEqual({ status: 400, body: signatureError('The signature timestamp is more than 300 s in the future') });
+    expect(await send(payload, { timestamp: Date.parse(T0) / 1000 + 300 })).toEqual({ status: 200, body: answer(event, 'recorded', null, 1) });
   });
 
   test('the tolerance is measured against the service clock, not the machine time', async () => {

@@ -15,13 +15,29 @@ describe('roundedRatio and dollars', () => {
   });
 
   test.each([
-    [0, 0],
-    [1, 0.01],
-    [4999, 49.99],
-    [-250, -2.5],
-    [123_456_789_012, 1_234_567_890.12],
+    [0n, 0],
+    [1n, 0.01],
+    [4999n, 49.99],
+    [-250n, -2.5],
+    [-1n, -0.01],
+    [123_456_789_012n, 1_234_567_890.12],
+    [9_007_199_254_740_991n, 90_071_992_547_409.91], // the largest amount a sale may have: still exact to the cent
   ])('%i cents are %d dollars', (cents, expected) => {
     expect(dollars(cents)).toBe(expected);
+  });
+
+  test.each([
+    // Beyond 2^53 cents a double cannot hold every cent: the answer is the double nearest to the exact dollars.
+    [9_277_415_232_383_220_730n, '92774152323832207.30'],
+    [2n ** 64n + 5n, '184467440737095516.21'],
+    [-(2n ** 70n) - 1n, '-11805916207174113034.25'],
+  ])('%i cents are the double nearest to %s dollars', (cents, exact) => {
+    expect(dollars(cents)).toBe(Number(exact));
+  });
+
+  test('a ratio of sums beyond 2^53 is still rounded exactly: 10^20 + 1 over 10^20 is 1.00 at two decimals, 1.0000000000 at ten', () => {
+    expect(roundedRatio(10n ** 20n + 1n, 10n ** 20n, 2)).toBe(1);
+    expect(roundedRatio(3n * 10n ** 20n + 10n ** 18n * 5n, 10n ** 20n, 1)).toBe(3.1); // 3.05 rounds half away from zero
   });
 });
 
@@ -35,6 +51,8 @@ describe('trend', () => {
     [0, 0, { trend: 0, trendDirection: 'stable' }], // both 0
     [0, 9, { trend: 100, trendDirection: 'down' }],
     [10_001, 10_000, { trend: 0, trendDirection: 'up' }], // direction by sign even when it rounds to 0.0
+    [3n * 2n ** 60n, 2n ** 61n, { trend: 50, trendDirection: 'up' }], // cents beyond 2^53
+    [2n ** 62n + 1n, 2n ** 62n, { trend: 0, trendDirection: 'up' }], // a difference a double would lose
   ])('%i versus %i', (current, previous, expected) => {
     expect(trend(current, previous)).toEqual(expected);
   });

@@ -1,3 +1,4 @@
+import { malformedStrings } from '../unicode.js';
 import { checkoutSessionPaid } from './checkout-session.js';
 import type { EventPlan } from './event-plan.js';
 import { skip } from './event-plan.js';
@@ -15,8 +16,12 @@ const handlers = new Map<string, ObjectHandler>([
 /** What a verified event asks for, with the envelope fields its sale reads. */
 export type PlannedEvent = { plan: EventPlan; created?: number; live: boolean };
 
-/** Stage 2: pure, no lookups. A handled event whose read fields have unexpected types is malformed_event. */
+/**
+ * Stage 2: pure, no lookups. An event carrying text that is not valid Unicode, or a handled event
+ * whose read fields have unexpected types, is malformed_event (docs/behaviour.md §6.3).
+ */
 export function planEvent(event: VerifiedEvent, programId: number): PlannedEvent {
+  if (malformedStrings(event).length > 0) return { plan: skip('malformed_event'), live: true };
   const handler = handlers.get(event.type);
   if (!handler) return { plan: { outcome: 'ignored', reason: 'unhandled_event_type' }, live: true };
   const envelope = handledEnvelopeSchema.safeParse(event);

@@ -2,6 +2,7 @@ import type { OutcomeReason, WebhookResult } from '../../api/index.js';
 import type { WebhookEventSummary } from '../../store/webhooks.js';
 import type { Deps } from '../deps.js';
 import { cachedProgram } from '../program-cache.js';
+import { escapeLoneSurrogates } from '../unicode.js';
 import { planEvent } from './plan.js';
 import { reattribute } from './rerun.js';
 import { applyDelivery } from './store-events.js';
@@ -28,8 +29,9 @@ export async function receiveStripeWebhook(deps: Deps, programId: number, rawBod
   const event = await verifyStripeEvent(rawBody, signature, program.webhook_secret, deps.clock.now());
   const { row, redelivery, unlocks } = await applyDelivery(deps, {
     programId,
-    eventId: event.id,
-    type: event.type,
+    // Stored and answered as well-formed text, so the event key matches on every redelivery (docs/behaviour.md §6.4).
+    eventId: escapeLoneSurrogates(event.id),
+    type: escapeLoneSurrogates(event.type),
     planned: planEvent(event, programId),
     payload: rawBody.toString('utf8'),
     receivedAt: deps.clock.now(),

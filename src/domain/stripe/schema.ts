@@ -12,13 +12,16 @@ import { type EventPlan, skip } from './event-plan.js';
 /** Seconds that `new Date(s * 1000)` can represent (±8.64e15 ms). */
 const MAX_EPOCH_SECONDS = 8.64e12;
 
-/** What identifies an event and its object: without these it cannot be stored (400). */
-const envelopeSchema = z.object({
+/**
+ * What identifies an event and its object: without these it cannot be stored (400). The rest of
+ * the event is kept, as planning checks all of its text (plan.ts).
+ */
+const envelopeSchema = z.looseObject({
   id: z.string().min(1).max(255),
   type: z.string().min(1).max(255),
   created: z.unknown().optional(),
   livemode: z.unknown().optional(),
-  data: z.object({ object: z.record(z.string(), z.unknown()) }),
+  data: z.looseObject({ object: z.record(z.string(), z.unknown()) }),
 });
 
 export type VerifiedEvent = z.output<typeof envelopeSchema>;

@@ -1,7 +1,10 @@
 import { AppError, invalidRequest } from '../../errors.js';
 import { parseEnvelope, type VerifiedEvent } from './schema.js';
 
-/** docs/behaviour.md §6.2: a signature timestamp more than 300 s older than the service clock is stale. */
+/**
+ * docs/behaviour.md §6.2: a signature timestamp more than 300 s older than the service clock is
+ * stale, and one more than 300 s ahead of it is refused the same way.
+ */
 const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 // Loaded on the first webhook: the package takes about 130 ms to import, which every CLI command
@@ -18,6 +21,19 @@ function signatureError(error: unknown): AppError {
 }
 
 /**
+ * The header's `t=` as the stripe package reads it (comma-separated `key=value` items, the last `t`
+ * wins), so the future check looks at the very timestamp the signature was verified with.
+ */
+function signedAtSeconds(header: string): number {
+  let timestamp = Number.NaN;
+  for (const item of header.split(',')) {
+    const [key, value] = item.split('=');
+    if (key === 't') timestamp = Number.parseInt(value, 10);
+  }
+  return timestamp;
+}
+
+/**
  * Verifies the Stripe-Signature header over the raw body with the official library, measuring the
  * tolerance against the service clock (`now`), and returns the event's envelope. Nothing is parsed before.
  */
@@ -30,6 +46,10 @@ export async function verifyStripeEvent(rawBody: Buffer, header: string | undefi
     // Thrown by JSON.parse after the signature matched: a signed body that is not JSON.
     if (error instanceof SyntaxError) throw invalidRequest([{ field: 'body', message: 'Body is not valid JSON' }]);
     throw signatureError(error);
+  }
+  // The library refuses only old timestamps; a signature dated ahead could be replayed until then.
+  if (signedAtSeconds(header!) - Math.floor(now.getTime() / 1000) > SIGNATURE_TOLERANCE_SECONDS) {
+    throw new AppError('invalid_signature', `The signature timestamp is more than ${SIGNATURE_TOLERANCE_SECONDS} s in the future`);
   }
   return parseEnvelope(event);
 }

@@ -1,0 +1,43 @@
+import Fastify, { type FastifyReply, type FastifyRequest, type FastifyServerOptions, type LogLevel } from 'fastify';
+
+/** `serve`'s log (docs/behaviour.md §11.2): pino's JSON lines, to stdout unless a stream is given. */
+export type RequestLog = { level: LogLevel; stream?: { write(line: string): void } };
+
+export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/**
+ * One line per request, whatever answered it: a route, the not-found handler, or the router's own
+ * errors (a bad URL), which skip the route hooks but are announced here like every request.
+ * Fastify's own incoming and completed lines are dropped. Nothing from headers or the body is
+ * logged, so no API key, token, signature or request body can appear.
+ */
+class OneLinePerRequest extends Fastify.LogController {
+  override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
+    const started = performance.now();
+    reply.raw.once('close', () => {
+      request.log.info(
+        {
+          method: request.method,
+          route: request.routeOptions.url ?? null,
+          // null: the connection closed before an answer was written (timed out, or the client left).
+          status: reply.raw.writableFinished ? reply.raw.statusCode : null,
+          durationMs: Math.round((performance.now() - started) * 10) / 10,
+        },
+        'request',
+      );
+    });
+  }
+
+  override requestCompleted(): void {}
+
+  override routeNotFound(): void {}
+}
+
+/** Fastify's logger options for a request log; none at all without one (tests, the in-process CLI). */
+export function loggerOptions(log: RequestLog | undefined): Pick<FastifyServerOptions, 'logger' | 'logController'> {
+  if (!log) return { logger: false };
+  return {
+    logger: { level: log.level, stream: log.stream, formatters: { level: (label) => ({ level: label }) } },
+    logController: new OneLinePerRequest({ requestIdLogLabel: 'requestId' }),
+  };
+}

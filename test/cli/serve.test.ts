@@ -1,0 +1,69 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, onTestFinished, test } from 'vitest';
+import { cliEnv, runJson, startServe, tempDataDir, until } from '../helpers/cli.js';
+
+/** Every directory and file under `root` (itself included) with its permission bits, e.g. `partnerkit.duckdb.wal 600`. */
+function modes(root: string): string[] {
+  const found = [`. ${(statSync(root).mode & 0o777).toString(8)}`];
+  for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name);
+    found.push(`${path.slice(root.length + 1)} ${(statSync(path).mode & 0o777).toString(8)}`);
+  }
+  return found.sort();
+}
+
+/**
+ * Commands and `serve` run with the usual umask 022 here, under which anything created without an
+ * explicit mode would be readable by every user of the machine.
+ */
+function permissiveUmask(): void {
+  const previous = process.umask(0o022);
+  onTestFinished(() => {
+    process.umask(previous);
+  });
+}
+
+describe('files in the data dir (docs/behaviour.md §1.2)', () => {
+  test('a command creates the data dir 0700 and every file in it 0600', async () => {
+    permissiveUmask();
+    const dataDir = join(tempDataDir(), 'data');
+    await runJson(['program', 'create', '--name', 'Acme'], cliEnv(dataDir));
+    expect(modes(dataDir)).toEqual(['. 700', 'admin-token 600', 'partnerkit.duckdb 600']);
+  });
+
+  test('serve: the database, its WAL and server.json are 0600 while it runs, and the files left after it stops too', async () => {
+    permissiveUmask();
+    const dataDir = join(tempDataDir(), 'data');
+    const server = await startServe(dataDir);
+    // A write through the server: DuckDB keeps it in the WAL until the checkpoint at shutdown.
+    await runJson(['program', 'create', '--name', 'Acme'], cliEnv(dataDir));
+    expect(modes(dataDir)).toEqual(['. 700', 'admin-token 600', 'partnerkit.duckdb 600', 'partnerkit.duckdb.wal 600', 'server.json 600']);
+    expect(await server.stop()).toBe(0);
+    expect(modes(dataDir)).toEqual(['. 700', 'admin-token 600', 'partnerkit.duckdb 600']);
+  });
+});
+
+describe('serve: the request log on stdout (docs/behaviour.md §11.2)', () => {
+  test('one JSON line per request when stdout is not a terminal', async () => {
+    const server = await startServe(tempDataDir());
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${server.url}/nowhere`)).status).toBe(404);
+    const requests = () => server.stdout().split('\n').filter((line) => line.includes('"msg":"request"'));
+    await until(() => requests().length === 2);
+    expect(requests().map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ level: 'info', method: 'GET', route: '/healthz', status: 200, requestId: expect.any(String), durationMs: expect.any(Number) }),
+      expect.objectContaining({ level: 'info', method: 'GET', route: null, status: 404, requestId: expect.any(String), durationMs: expect.any(Number) }),
+    ]);
+    // Every line, the startup one included, is one JSON document.
+    for (const line of server.stdout().trim().split('\n')) expect(() => JSON.parse(line), line).not.toThrow();
+  });
+
+  test('--log-level warn: requests leave no line', async () => {
+    const server = await startServe(tempDataDir(), ['--log-level', 'warn']);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${server.url}/nowhere`)).status).toBe(404);
+    expect(await server.stop()).toBe(0);
+    expect(server.stdout()).toBe('');
+  });
+});
