@@ -1,10 +1,10 @@
 import type { ApiKeyRow } from '../store/api-keys.js';
 import type { Sql } from '../store/db.js';
-import { findEnrollmentsByRefs } from '../store/partners.js';
 import { programKey } from '../store/program-key.js';
 import * as tracking from '../store/tracking.js';
 import type { ClickRow, CustomerRow } from '../store/tracking.js';
 import type { Deps } from './deps.js';
+import { cachedEnrollments } from './enrollment-cache.js';
 import { randomToken } from './secrets.js';
 import { batched } from './write-batcher.js';
 
@@ -33,9 +33,9 @@ export async function findCustomersByClickIds(sql: Sql, clickIds: string[]): Pro
   return found;
 }
 
-/** A batch of clicks: the enrollments of their referral codes in one statement, then one append. */
+/** A batch of clicks: the enrollments of their referral codes (cached; a statement for the codes not yet seen), then one append. */
 async function recordClicks({ store, clock }: Deps, sql: Sql, clicks: ClickInput[]): Promise<ClickOutcome[]> {
-  const enrollments = new Map((await findEnrollmentsByRefs(sql, [...new Set(clicks.map((c) => c.ref))])).map((e) => [e.ref_code, e]));
+  const enrollments = await cachedEnrollments(store, sql, [...new Set(clicks.map((c) => c.ref))]);
   const nextId = await store.idAllocator(sql, ['clicks']);
   const now = clock.now();
   const rows: ClickRow[] = [];
