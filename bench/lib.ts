@@ -89,10 +89,13 @@ export async function load(options: {
   };
 }
 
+/** The n-th of 2^24 distinct client addresses (10.0.0.0/8). */
+export const visitorAddress = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+
 export async function api<T = any>(url: string, path: string, token: string, body?: unknown): Promise<T> {
   const response = await fetch(url + path, {
     method: body === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const json = await response.json();

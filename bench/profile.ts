@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { buildApp } from '../src/app.js';
+import { buildApp, DEFAULT_EDGE } from '../src/app.js';
 import { systemClock } from '../src/clock.js';
 import { sha256 } from '../src/domain/secrets.js';
 import { Store } from '../src/store/db.js';
@@ -37,7 +37,7 @@ export async function profileWrites(workload: 'sales' | 'webhooks', seconds = 5)
       timings.set(key, entry);
     },
   });
-  const app = await buildApp({ store, clock: systemClock, adminTokenHash: sha256(ADMIN_TOKEN), rateLimit: { max: 100_000_000, windowSeconds: 1 } });
+  const app = await buildApp({ store, clock: systemClock, adminTokenHash: sha256(ADMIN_TOKEN), rateLimit: { max: 100_000_000, windowSeconds: 1 }, ...DEFAULT_EDGE });
   try {
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     const program = await provision(url, ADMIN_TOKEN);

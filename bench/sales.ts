@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { api, load, serve, summarize, tempDir, type LoadResult, type Summary } from './lib.js';
+import { api, load, serve, summarize, tempDir, visitorAddress, type LoadResult, type Summary } from './lib.js';
 
 const CONNECTIONS = 32;
 const SECONDS = 10;
@@ -24,7 +24,8 @@ export async function provision(url: string, adminToken: string, customers = CUS
   for (let i = 0; i < customers; i += 50) {
     await Promise.all(
       Array.from({ length: Math.min(50, customers - i) }, async (_, j) => {
-        const click = await api(url, '/api/v1/track/click', '', { ref: enrollment.refCode });
+        // A server-side click per customer, each a visitor of its own (docs/behaviour.md §3.1, §3.4).
+        const click = await api(url, '/api/v1/track/click', program.apiKey, { ref: enrollment.refCode, ip: visitorAddress(i + j) });
         clickIds[i + j] = click.click_id;
         await api(url, '/api/v1/track/lead', program.apiKey, { customer_key: `c${i + j}`, click_id: click.click_id });
       }),

@@ -1,18 +1,31 @@
 import { Flags } from '@oclif/core';
 import { clockFromEnv } from '../src/clock.js';
 import { PartnerkitCommand } from '../src/cli/base.js';
-import { DEFAULT_RATE_LIMIT } from '../src/app.js';
+import { DEFAULT_EDGE, DEFAULT_RATE_LIMIT } from '../src/app.js';
 import { DataDirLockedError } from '../src/local.js';
 import { startServer, startupHint } from '../src/server.js';
 
 export default class Serve extends PartnerkitCommand {
   static override description = 'Start the HTTP server on the data dir (runs until SIGINT/SIGTERM, then drains requests and closes the database)';
-  static override examples = ['<%= config.bin %> serve', '<%= config.bin %> serve --port 8080 --rate-limit 500 --rate-window 1'];
+  static override examples = [
+    '<%= config.bin %> serve',
+    '<%= config.bin %> serve --port 8080 --rate-limit 500 --rate-window 1',
+    '<%= config.bin %> serve --trust-proxy --click-rate-limit 120 --click-dedup-minutes 30',
+  ];
   static override flags = {
     port: Flags.integer({ description: 'port to listen on (0 picks a free one)', default: 3000, min: 0, max: 65535 }),
     host: Flags.string({ description: 'address to listen on', default: '127.0.0.1' }),
     'rate-limit': Flags.integer({ description: 'requests per window per API key on the tracking API', default: DEFAULT_RATE_LIMIT.max, min: 1 }),
     'rate-window': Flags.integer({ description: 'rate-limit window in seconds', default: DEFAULT_RATE_LIMIT.windowSeconds, min: 1 }),
+    // The public edge (docs/behaviour.md §3.4, §8).
+    'click-dedup-minutes': Flags.integer({
+      description: 'a visitor following the same link again within this many minutes gets its first click id (0: every click is stored)',
+      default: DEFAULT_EDGE.clicks.dedupMinutes,
+      min: 0,
+    }),
+    'click-rate-limit': Flags.integer({ description: 'click requests per window per client address (without an API key)', default: DEFAULT_EDGE.clicks.rateLimit.max, min: 1 }),
+    'click-rate-window': Flags.integer({ description: 'click rate-limit window in seconds', default: DEFAULT_EDGE.clicks.rateLimit.windowSeconds, min: 1 }),
+    'trust-proxy': Flags.boolean({ description: 'take the client address from X-Forwarded-For (only behind a proxy that sets it)', default: false }),
   };
 
   async run(): Promise<void> {
@@ -26,6 +39,10 @@ export default class Serve extends PartnerkitCommand {
         host: flags.host,
         port: flags.port,
         rateLimit: { max: flags['rate-limit'], windowSeconds: flags['rate-window'] },
+        edge: {
+          clicks: { dedupMinutes: flags['click-dedup-minutes'], rateLimit: { max: flags['click-rate-limit'], windowSeconds: flags['click-rate-window'] } },
+          trustProxy: flags['trust-proxy'],
+        },
       });
     } catch (error) {
       if (error instanceof DataDirLockedError) this.error(error.message, { exit: 2 });

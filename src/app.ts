@@ -10,6 +10,7 @@ import { adminRoutes } from './http/routes/admin.js';
 import { demoRoutes } from './http/routes/demo.js';
 import { reportRoutes } from './http/routes/reports.js';
 import { trackingRoutes } from './http/routes/tracking.js';
+import type { RateLimit } from './http/rate-limits.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import type { Store } from './store/db.js';
 
@@ -19,15 +20,32 @@ export type AppDeps = {
   /** SHA-256 of the instance admin token. */
   adminTokenHash: string;
   /** Requests per window per API key on the tracking API (docs/behaviour.md §8: default 100 per second). */
-  rateLimit: { max: number; windowSeconds: number };
+  rateLimit: RateLimit;
+  // Abuse of the public edge (docs/behaviour.md §3.4, §8):
+  /** Unique clicks (0 minutes: off) and the click endpoint's limit per client address. */
+  clicks: { dedupMinutes: number; rateLimit: RateLimit };
+  /** The client address is taken from X-Forwarded-For (behind a proxy), else from the socket. */
+  trustProxy: boolean;
   logger?: boolean;
 };
 
-export const DEFAULT_RATE_LIMIT = { max: 100, windowSeconds: 1 };
+export const DEFAULT_RATE_LIMIT: RateLimit = { max: 100, windowSeconds: 1 };
+
+export type EdgeSettings = Pick<AppDeps, 'clicks' | 'trustProxy'>;
+
+/** The public edge's defaults: unique clicks per hour, 60 clicks a minute per address, no proxy. */
+export const DEFAULT_EDGE: EdgeSettings = {
+  clicks: { dedupMinutes: 60, rateLimit: { max: 60, windowSeconds: 60 } },
+  trustProxy: false,
+};
 
 /** The HTTP app, not listening: `serve` listens, tests and the local CLI use inject(). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const app = Fastify({ logger: deps.logger ?? false, bodyLimit: MAX_JSON_BYTES });
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: MAX_JSON_BYTES,
+    trustProxy: deps.trustProxy,
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('apiKey', null);

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp, DEFAULT_RATE_LIMIT, type AppDeps } from './app.js';
+import { buildApp, DEFAULT_EDGE, DEFAULT_RATE_LIMIT, type AppDeps, type EdgeSettings } from './app.js';
 import type { Clock } from './clock.js';
 import { ensureDataDir, runningServer, type DataDir } from './config.js';
 import { sha256 } from './domain/secrets.js';
@@ -31,7 +31,7 @@ export type LocalApp = { app: FastifyInstance; deps: AppDeps; adminToken: string
 export async function openLocalApp(
   dir: DataDir,
   clock: Clock,
-  options: { rateLimit?: AppDeps['rateLimit']; logger?: boolean } = {},
+  options: { rateLimit?: AppDeps['rateLimit']; edge?: EdgeSettings; logger?: boolean } = {},
 ): Promise<LocalApp> {
   const adminToken = ensureDataDir(dir);
   const store = await openStore(dir);
@@ -40,6 +40,7 @@ export async function openLocalApp(
     clock,
     adminTokenHash: sha256(adminToken),
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
+    ...(options.edge ?? DEFAULT_EDGE),
     logger: options.logger,
   };
   const app = await buildApp(deps);

@@ -1,4 +1,5 @@
 import { rmSync, writeFileSync } from 'node:fs';
+import type { EdgeSettings } from './app.js';
 import type { Clock } from './clock.js';
 import type { DataDir, Discovery } from './config.js';
 import { listPrograms } from './domain/provisioning.js';
@@ -10,6 +11,7 @@ export type ServeOptions = {
   host: string;
   port: number;
   rateLimit: { max: number; windowSeconds: number };
+  edge: EdgeSettings;
   logger?: boolean;
 };
 
@@ -20,7 +22,7 @@ export type RunningServer = LocalApp & { url: string; stop(): Promise<void> };
  * and on stop drains in-flight requests, checkpoints and closes the database, removes the file.
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
-  const local = await openLocalApp(options.dir, options.clock, { rateLimit: options.rateLimit, logger: options.logger });
+  const local = await openLocalApp(options.dir, options.clock, { rateLimit: options.rateLimit, edge: options.edge, logger: options.logger });
   let address: string;
   try {
     address = await local.app.listen({ host: options.host, port: options.port });

@@ -38,6 +38,14 @@ export function apiKeyAuth(deps: Deps) {
   };
 }
 
+/** The click endpoint: public, or the program API key when an Authorization header is sent (docs/behaviour.md §3.1). */
+export function optionalApiKeyAuth(deps: Deps) {
+  const authenticate = apiKeyAuth(deps);
+  return async (request: FastifyRequest): Promise<void> => {
+    if (request.headers.authorization !== undefined) await authenticate(request);
+  };
+}
+
 /** The instance admin token (docs/behaviour.md §2.1): provisioning API and the CLI's reports. */
 export function isAdminToken(adminTokenHash: string, token: string | undefined): boolean {
   return token !== undefined && sameSecret(sha256(token), adminTokenHash);

@@ -1,0 +1,27 @@
+import { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+
+/** At most `max` requests per window of `windowSeconds`, counted in the server's memory and in real time. */
+export type RateLimit = { max: number; windowSeconds: number };
+
+/** 429 rate_limited in the typed envelope; the error handler adds Retry-After (docs/behaviour.md §8). */
+function rateLimited(reason: string, ttlMs: number): AppError {
+  const seconds = Math.max(1, Math.ceil(ttlMs / 1000));
+  return new AppError('rate_limited', `${reason}; retry in ${seconds} s`, null, { retry_after_seconds: seconds });
+}
+
+/**
+ * The tracking routes' limit (docs/behaviour.md §8), run after authentication: per API key when
+ * the request carries one, else per client address (the click endpoint from browsers).
+ */
+export function trackingRateLimit(limits: { perKey: RateLimit; perAddress: RateLimit }) {
+  const limitOf = (request: FastifyRequest) => (request.apiKey ? limits.perKey : limits.perAddress);
+  return {
+    max: (request: FastifyRequest) => limitOf(request).max,
+    timeWindow: (request: FastifyRequest) => limitOf(request).windowSeconds * 1000,
+    keyGenerator: (request: FastifyRequest) => (request.apiKey ? `key:${request.apiKey.id}` : `ip:${normalizeIP(request.ip)}`),
+    errorResponseBuilder: (request: FastifyRequest, context: { ttl: number }) =>
+      rateLimited(request.apiKey ? 'Too many requests for this API key' : 'Too many requests from this address', context.ttl),
+  };
+}
