@@ -41,6 +41,7 @@ export default class Serve extends PartnerkitCommand {
         rateLimit: { max: flags['rate-limit'], windowSeconds: flags['rate-window'] },
         edge: {
           clicks: { dedupMinutes: flags['click-dedup-minutes'], rateLimit: { max: flags['click-rate-limit'], windowSeconds: flags['click-rate-window'] } },
+          authFailureLimit: DEFAULT_EDGE.authFailureLimit,
           trustProxy: flags['trust-proxy'],
         },
       });

@@ -24,6 +24,8 @@ export type AppDeps = {
   // Abuse of the public edge (docs/behaviour.md §3.4, §8):
   /** Unique clicks (0 minutes: off) and the click endpoint's limit per client address. */
   clicks: { dedupMinutes: number; rateLimit: RateLimit };
+  /** Requests with an unknown API key per window per client address. */
+  authFailureLimit: RateLimit;
   /** The client address is taken from X-Forwarded-For (behind a proxy), else from the socket. */
   trustProxy: boolean;
   logger?: boolean;
@@ -31,11 +33,12 @@ export type AppDeps = {
 
 export const DEFAULT_RATE_LIMIT: RateLimit = { max: 100, windowSeconds: 1 };
 
-export type EdgeSettings = Pick<AppDeps, 'clicks' | 'trustProxy'>;
+export type EdgeSettings = Pick<AppDeps, 'clicks' | 'authFailureLimit' | 'trustProxy'>;
 
-/** The public edge's defaults: unique clicks per hour, 60 clicks a minute per address, no proxy. */
+/** The public edge's defaults: unique clicks per hour, 60 clicks a minute and 30 unknown keys a minute per address, no proxy. */
 export const DEFAULT_EDGE: EdgeSettings = {
   clicks: { dedupMinutes: 60, rateLimit: { max: 60, windowSeconds: 60 } },
+  authFailureLimit: { max: 30, windowSeconds: 60 },
   trustProxy: false,
 };
 

@@ -1,5 +1,5 @@
 import { normalizeIP } from '@fastify/rate-limit';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 
 /** At most `max` requests per window of `windowSeconds`, counted in the server's memory and in real time. */
@@ -23,5 +23,28 @@ export function trackingRateLimit(limits: { perKey: RateLimit; perAddress: RateL
     keyGenerator: (request: FastifyRequest) => (request.apiKey ? `key:${request.apiKey.id}` : `ip:${normalizeIP(request.ip)}`),
     errorResponseBuilder: (request: FastifyRequest, context: { ttl: number }) =>
       rateLimited(request.apiKey ? 'Too many requests for this API key' : 'Too many requests from this address', context.ttl),
+  };
+}
+
+/** Counts the requests of each client address that sent an unknown API key (docs/behaviour.md §8). */
+export type FailedAuthentications = {
+  /** Refuses an address that has used up its failures: its next unknown key is not even looked up. */
+  refuseExhausted(request: FastifyRequest): Promise<void>;
+  /** Counts one failure; the one over the limit is refused with 429 instead of 401. */
+  count(request: FastifyRequest): Promise<void>;
+};
+
+export function failedAuthentications(app: FastifyInstance, limit: RateLimit): FailedAuthentications {
+  const counter = app.createRateLimit({ max: limit.max, timeWindow: limit.windowSeconds * 1000 });
+  const refusal = (ttl: number) => rateLimited('Too many requests with an unknown API key from this address', ttl);
+  return {
+    async refuseExhausted(request) {
+      const state = await counter(request, { increment: false });
+      if (!state.isAllowed && state.remaining === 0) throw refusal(state.ttl);
+    },
+    async count(request) {
+      const state = await counter(request);
+      if (!state.isAllowed && state.isExceeded) throw refusal(state.ttl);
+    },
   };
 }

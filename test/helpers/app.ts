@@ -57,6 +57,7 @@ export type TestAppOptions = {
   rateLimit?: AppDeps['rateLimit'];
   /** Unique clicks as served (60 minutes), per-address limits out of the way unless a test sets them. */
   clicks?: Partial<AppDeps['clicks']>;
+  authFailureLimit?: AppDeps['authFailureLimit'];
   trustProxy?: boolean;
   /** A database file instead of a fresh in-memory one (a restart opens the same path again). */
   path?: string;
@@ -77,6 +78,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     adminTokenHash: sha256(ADMIN_TOKEN),
     rateLimit: options.rateLimit ?? unlimited,
     clicks: { dedupMinutes: DEFAULT_EDGE.clicks.dedupMinutes, rateLimit: unlimited, ...options.clicks },
+    authFailureLimit: options.authFailureLimit ?? unlimited,
     trustProxy: options.trustProxy ?? false,
   };
   const app = await buildApp(deps);
