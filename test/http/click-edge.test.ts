@@ -212,6 +212,7 @@ describe('the per-address limit of the click endpoint', () => {
     expect(limited.statusCode).toBe(429);
     expect(limited.json()).toEqual(rateLimitedBody('Too many requests from this address', 60));
     expect(limited.headers['retry-after']).toBe('60');
+    expect(limited.headers.connection).toBe('close'); // a flood cannot keep refused requests queued
     expect((await click(t, ref, { ip: '10.0.0.2' })).statusCode).toBe(200);
     expect(await t.count('clicks')).toBe(4);
 
@@ -236,6 +237,7 @@ describe('the per-address limit of the click endpoint', () => {
     const limited = await click(t, { ...ref, ip: '203.0.113.9' }, { key: program.apiKey });
     expect(limited.statusCode).toBe(429);
     expect(limited.json()).toEqual(rateLimitedBody('Too many requests for this API key', 1));
+    expect(limited.headers.connection).toBe('close');
     // The address the backend calls from still has its browser allowance.
     expect((await click(t, ref)).statusCode).toBe(200);
   });

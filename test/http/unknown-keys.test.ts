@@ -73,6 +73,7 @@ describe('unknown API keys', () => {
       expect(limited.statusCode).toBe(429);
       expect(limited.json()).toEqual(refusal);
       expect(limited.headers['retry-after']).toBe('60');
+      expect(limited.headers.connection).toBe('close');
     }
     expect(reads).toHaveBeenCalledTimes(30);
 

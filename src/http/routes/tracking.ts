@@ -6,13 +6,14 @@ import { trackSale, type SaleOutcome } from '../../domain/track-sale.js';
 import { trackClick, trackLead, type ClickOutcome, type LeadOutcome } from '../../domain/tracking.js';
 import type { AppDeps } from '../../app.js';
 import { apiKeyAuth, optionalApiKeyAuth } from '../auth.js';
-import { failedAuthentications, trackingRateLimit } from '../rate-limits.js';
+import { closeConnectionsOverLimit, failedAuthentications, trackingRateLimit } from '../rate-limits.js';
 
 export function trackingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
     const failures = failedAuthentications(app, deps.authFailureLimit);
     const authenticate = apiKeyAuth(deps, failures);
     const rateLimit = trackingRateLimit({ perKey: deps.rateLimit, perAddress: deps.clicks.rateLimit });
+    closeConnectionsOverLimit(app);
 
     // POST /api/v1/track/click: from the merchant's pages (CORS allowed), or from its backend with the program's API key.
     app.post(
