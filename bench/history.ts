@@ -23,7 +23,7 @@ export async function generateHistory(file: string, shape: HistoryShape): Promis
     await run(`INSERT INTO partner_programs SELECT i, i, 1, 'ref' || i, 'active', make_timestamp($1::BIGINT) FROM range(1, 51) r(i)`, [startUs]);
     await run(
       `INSERT INTO clicks SELECT i, 'ck_' || i || '_' || hash(i), 1, 1 + hash(i) % 50, NULL, NULL, false, make_timestamp($1::BIGINT + CAST(i * ($2::DOUBLE / $3::BIGINT) AS BIGINT)),
-         CAST(make_timestamp($1::BIGINT + CAST(i * ($2::DOUBLE / $3::BIGINT) AS BIGINT)) AS DATE)
+         CAST(make_timestamp($1::BIGINT + CAST(i * ($2::DOUBLE / $3::BIGINT) AS BIGINT)) AS DATE), NULL
        FROM range(1, $3::BIGINT + 1) r(i)`,
       [startUs, spanUs, BigInt(shape.clicks)],
     );

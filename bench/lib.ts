@@ -18,6 +18,12 @@ export function tempDir(prefix: string): { path: string; remove(): void } {
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
+/** The n-th of 2^24 distinct client addresses (10.0.0.0/8). */
+export const visitorAddress = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+
+/** `serve` flags that keep the per-key and per-address limits out of a throughput run (one client address, 127.0.0.1). */
+export const NO_LIMITS = ['--rate-limit', '100000000', '--click-rate-limit', '100000000'];
+
 export type Served = { url: string; pid: number; child: ChildProcess; stop(): Promise<void> };
 
 /** A real `partnerkit serve` on a data dir; resolves when its discovery file names it. */
@@ -49,7 +55,10 @@ export async function serve(dataDir: string, args: string[] = [], env: Record<st
   };
 }
 
-export type LoadResult = { rps: number; p50: number; p99: number; ok: number; non2xx: number; errors: number };
+export type LoadResult = { rps: number; p50: number; p99: number; ok: number; non2xx: number; fiveHundreds: number; errors: number };
+
+/** A request of a mixed load: its own path, body and headers. */
+export type Mixed = { path: string; body: string; headers?: Record<string, string> };
 
 /** autocannon as a library: `connections` clients for `seconds`, bodies built per request. */
 export async function load(options: {
@@ -59,8 +68,10 @@ export async function load(options: {
   seconds: number;
   headers?: Record<string, string>;
   body?: () => string;
-  /** Extra headers computed from each body (a webhook signature). */
-  sign?: (body: string) => Record<string, string>;
+  /** Extra headers computed from each body (a webhook signature, a client address). */
+  headersFor?: (body: string) => Record<string, string>;
+  /** Each request chosen by this instead (a mix of endpoints). */
+  mixed?: () => Mixed;
   method?: 'GET' | 'POST';
 }): Promise<LoadResult> {
   const result = await autocannon({
@@ -72,9 +83,13 @@ export async function load(options: {
     requests: [
       {
         setupRequest: (request) => {
+          if (options.mixed) {
+            const next = options.mixed();
+            return { ...request, path: next.path, body: next.body, headers: { ...request.headers, ...next.headers } };
+          }
           if (!options.body) return request;
           const body = options.body();
-          return { ...request, body, headers: { ...request.headers, ...options.sign?.(body) } };
+          return { ...request, body, headers: { ...request.headers, ...options.headersFor?.(body) } };
         },
       },
     ],
@@ -85,14 +100,28 @@ export async function load(options: {
     p99: result.latency.p99,
     ok: result['2xx'],
     non2xx: result.non2xx,
+    fiveHundreds: result['5xx'],
     errors: result.errors,
   };
 }
 
-export async function api<T = any>(url: string, path: string, token: string, body?: unknown): Promise<T> {
+/** Ceiling: the same path answered by a bare Fastify route (bare-server.ts) in its own process, `runs` × 10 s. */
+export async function bareFastifyRuns(path: string, body: string, connections: number, runs: number): Promise<number[]> {
+  const child = spawn(process.execPath, [resolve(import.meta.dirname, 'bare-server.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((done) => child.stdout!.once('data', (d) => done(String(d).trim())));
+  try {
+    const rps: number[] = [];
+    for (let run = 0; run < runs; run++) rps.push((await load({ url, path, connections, seconds: 10, body: () => body })).rps);
+    return rps;
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+export async function api<T = any>(url: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
   const response = await fetch(url + path, {
     method: body === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const json = await response.json();

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
-import { buildApp } from '../src/app.js';
+import { buildApp, DEFAULT_EDGE } from '../src/app.js';
 import { systemClock } from '../src/clock.js';
 import { sha256 } from '../src/domain/secrets.js';
 import { Store } from '../src/store/db.js';
+import { clickRequests } from './clicks.js';
 import { load, tempDir } from './lib.js';
 import { provision, saleBody } from './sales.js';
 import { webhookDeliveries } from './webhooks.js';
@@ -21,9 +22,9 @@ const ADMIN_TOKEN = 'pka_bench_profile';
 /**
  * Where the writer's time goes: the app in this process on a file store whose writer connection
  * reports every statement, under the same load as the headline figures (32 connections). Shows
- * the statements a batch of sales or a webhook delivery costs and how busy the one writer is.
+ * the statements a batch of sales, webhook deliveries or clicks costs and how busy the one writer is.
  */
-export async function profileWrites(workload: 'sales' | 'webhooks', seconds = 5): Promise<WriteProfile> {
+export async function profileWrites(workload: 'sales' | 'webhooks' | 'clicks', seconds = 5): Promise<WriteProfile> {
   const dir = tempDir('profile');
   const timings = new Map<string, { count: number; ms: number }>();
   let recording = false;
@@ -37,14 +38,25 @@ export async function profileWrites(workload: 'sales' | 'webhooks', seconds = 5)
       timings.set(key, entry);
     },
   });
-  const app = await buildApp({ store, clock: systemClock, adminTokenHash: sha256(ADMIN_TOKEN), rateLimit: { max: 100_000_000, windowSeconds: 1 } });
+  const unlimited = { max: 100_000_000, windowSeconds: 1 };
+  const app = await buildApp({
+    store,
+    clock: systemClock,
+    adminTokenHash: sha256(ADMIN_TOKEN),
+    rateLimit: unlimited,
+    ...DEFAULT_EDGE,
+    clicks: { ...DEFAULT_EDGE.clicks, rateLimit: unlimited },
+    trustProxy: true,
+  });
   try {
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
     const program = await provision(url, ADMIN_TOKEN);
-    const target =
-      workload === 'sales'
-        ? { path: '/api/v1/track/sale', headers: { authorization: `Bearer ${program.apiKey}` }, body: saleBody() }
-        : webhookDeliveries(program);
+    const targets = {
+      sales: () => ({ path: '/api/v1/track/sale', headers: { authorization: `Bearer ${program.apiKey}` }, body: saleBody() }),
+      webhooks: () => webhookDeliveries(program),
+      clicks: () => clickRequests(program.refCode),
+    };
+    const target = targets[workload]();
     recording = true;
     const started = performance.now();
     const result = await load({ url, connections: 32, seconds, ...target });

@@ -1,12 +1,13 @@
 // npm run bench [-- section ...]: the figures and targets of docs/architecture.md §11, each beside a
 // ceiling measured in the same run on the same machine; prints a table and writes the figures to
 // bench/results.json.
-// Sections: sales, webhooks, profile, demo, reports, scaling (default: all). BENCH_CLICKS scales the demo
+// Sections: sales, webhooks, clicks, mixed, flood, profile, demo, reports, scaling (default: all). BENCH_CLICKS scales the demo
 // and report data down for a quick try (default 10,000,000); BENCH_SCALING lists the scaling sizes.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import Table from 'cli-table3';
+import { benchClicks, benchFlood, benchMixed } from './clicks.js';
 import { profileWrites, type WriteProfile } from './profile.js';
 import { benchDemo, benchReports, benchScaling } from './report.js';
 import { benchSales } from './sales.js';
@@ -83,11 +84,64 @@ if (wanted('webhooks')) {
   });
 }
 
+if (wanted('clicks')) {
+  log('clicks: bare Fastify, partnerkit serve with unique clicks on and a new visitor per request (3 × 10 s each)…');
+  const c = await benchClicks();
+  results.clicks = c;
+  record({
+    figure: 'click throughput p50 / p99 (32 connections, unique clicks on)',
+    value: `${spread(c.clicks.rps)}/s, ${c.clicks.p50.median} / ${c.clicks.p99.median} ms`,
+    ceiling: `bare Fastify ${fmt(c.bareFastify.rps.median)}/s`,
+    ratio: `${((100 * c.clicks.rps.median) / c.bareFastify.rps.median).toFixed(1)} % of bare`,
+    target: '≥ 5,000/s, ≥ 40 % of bare, p99 ≤ 50 ms',
+    met: c.clicks.rps.median >= 5000 && c.clicks.rps.median >= 0.4 * c.bareFastify.rps.median && c.clicks.p99.median <= 50,
+  });
+  record({ figure: 'every click 2xx stored once', value: String(c.clicks.storedOnce), ceiling: '—', ratio: '—', target: 'true', met: c.clicks.storedOnce });
+}
+
+if (wanted('mixed')) {
+  log('mixed: clicks, leads and sales 100 : 10 : 3 for 10 s, the report every second…');
+  const m = await benchMixed();
+  results.mixed = m;
+  record({
+    figure: 'mixed clicks : leads : sales = 100 : 10 : 3, report every second',
+    value: `${fmt(m.rps)}/s (${fmt(m.sent.clicks)} : ${fmt(m.sent.leads)} : ${fmt(m.sent.sales)} sent), p99 ${m.p99} ms; 5xx ${m.fiveHundreds}, other non-2xx ${m.non2xx - m.fiveHundreds}`,
+    ceiling: `report p50 ${m.report.p50} ms`,
+    ratio: `report p99 ${m.report.p99} ms (${m.report.runs} runs)`,
+    target: 'no 5xx',
+    met: m.fiveHundreds === 0,
+  });
+}
+
+if (wanted('flood')) {
+  log('flood: another program\'s sales alone, then beside 128 connections of random keys and 512 of clicks from one address (10 s each)…');
+  const f = await benchFlood();
+  results.flood = f;
+  const { unloaded, flooded } = f.sales;
+  const statuses = (s: Record<string, number>) => Object.entries(s).map(([status, n]) => `${status}: ${fmt(n)}`).join(', ');
+  record({
+    figure: 'sales p99 under a flood (8 connections)',
+    value: `${flooded.p99} ms flooded (${fmt(flooded.rps)}/s, 5xx ${flooded.fiveHundreds})`,
+    ceiling: `unloaded ${unloaded.p99} ms (${fmt(unloaded.rps)}/s)`,
+    ratio: `${(flooded.p99 / unloaded.p99).toFixed(2)}×`,
+    target: '≤ 2× unloaded p99',
+    met: flooded.p99 <= 2 * unloaded.p99 && flooded.non2xx === 0,
+  });
+  record({
+    figure: 'the flood as answered',
+    value: `random keys ${fmt(f.flood.randomKeys.rps)}/s (${statuses(f.flood.randomKeys.statuses)}); one address's clicks ${fmt(f.flood.oneAddressClicks.rps)}/s (${statuses(f.flood.oneAddressClicks.statuses)})`,
+    ceiling: '—',
+    ratio: '—',
+    target: '401/429 only',
+    met: null,
+  });
+}
+
 // Not a target row: the measurement behind the write figures (where the one writer's time goes).
 const profiles: Array<[string, WriteProfile]> = [];
 if (wanted('profile')) {
-  log('profile: statements of the writer under the sale and the webhook load (5 s each, in-process server)…');
-  for (const workload of ['sales', 'webhooks'] as const) profiles.push([workload, await profileWrites(workload)]);
+  log('profile: statements of the writer under the sale, webhook and click loads (5 s each, in-process server)…');
+  for (const workload of ['sales', 'webhooks', 'clicks'] as const) profiles.push([workload, await profileWrites(workload)]);
   results.profile = Object.fromEntries(profiles);
 }
 

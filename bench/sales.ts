@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { api, load, serve, summarize, tempDir, type LoadResult, type Summary } from './lib.js';
+import { api, bareFastifyRuns, load, NO_LIMITS, serve, summarize, tempDir, visitorAddress, type LoadResult, type Summary } from './lib.js';
 
 const CONNECTIONS = 32;
 const SECONDS = 10;
@@ -24,13 +23,14 @@ export async function provision(url: string, adminToken: string, customers = CUS
   for (let i = 0; i < customers; i += 50) {
     await Promise.all(
       Array.from({ length: Math.min(50, customers - i) }, async (_, j) => {
-        const click = await api(url, '/api/v1/track/click', '', { ref: enrollment.refCode });
+        // A server-side click per customer, each a visitor of its own (docs/behaviour.md §3.1, §3.4).
+        const click = await api(url, '/api/v1/track/click', program.apiKey, { ref: enrollment.refCode, ip: visitorAddress(i + j) });
         clickIds[i + j] = click.click_id;
         await api(url, '/api/v1/track/lead', program.apiKey, { customer_key: `c${i + j}`, click_id: click.click_id });
       }),
     );
   }
-  return { ...(program as { id: number; apiKey: string; webhookSecret: string }), clickIds };
+  return { ...(program as { id: number; apiKey: string; webhookSecret: string }), refCode: enrollment.refCode as string, clickIds };
 }
 
 /** Sale bodies with unique transaction ids, spread over the provisioned customers. */
@@ -41,7 +41,7 @@ export function saleBody(): () => string {
 
 async function saleRuns(runs: number): Promise<{ results: LoadResult[]; recordedExactly: boolean }> {
   const dir = tempDir('sales');
-  const server = await serve(dir.path, ['--rate-limit', '100000000']);
+  const server = await serve(dir.path, NO_LIMITS);
   try {
     const adminToken = readFileSync(join(dir.path, 'admin-token'), 'utf8').trim();
     const program = await provision(server.url, adminToken);
@@ -74,21 +74,6 @@ async function saleRuns(runs: number): Promise<{ results: LoadResult[]; recorded
   } finally {
     await server.stop();
     dir.remove();
-  }
-}
-
-async function bareFastifyRuns(runs: number): Promise<number[]> {
-  const child = spawn(process.execPath, [resolve(import.meta.dirname, 'bare-server.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((done) => child.stdout!.once('data', (d) => done(String(d).trim())));
-  try {
-    const body = JSON.stringify({ transaction_id: 'x', amount_cents: 1000, customer_key: 'c1' });
-    const rps: number[] = [];
-    for (let run = 0; run < runs; run++) {
-      rps.push((await load({ url, path: '/api/v1/track/sale', connections: CONNECTIONS, seconds: SECONDS, body: () => body })).rps);
-    }
-    return rps;
-  } finally {
-    child.kill('SIGTERM');
   }
 }
 
@@ -131,7 +116,7 @@ async function rawStoreRuns(runs: number): Promise<number[]> {
 /** 50 concurrent identical sales, 20 rounds: exactly one 200 per round, the rest 409 naming it. */
 async function duplicateStorm(rounds = 20): Promise<SalesFigures['duplicateStorm']> {
   const dir = tempDir('storm');
-  const server = await serve(dir.path, ['--rate-limit', '100000000']);
+  const server = await serve(dir.path, NO_LIMITS);
   try {
     const adminToken = readFileSync(join(dir.path, 'admin-token'), 'utf8').trim();
     const program = await provision(server.url, adminToken, 1);
@@ -162,7 +147,7 @@ async function duplicateStorm(rounds = 20): Promise<SalesFigures['duplicateStorm
 }
 
 export async function benchSales(runs = 3): Promise<SalesFigures> {
-  const bare = await bareFastifyRuns(runs);
+  const bare = await bareFastifyRuns('/api/v1/track/sale', JSON.stringify({ transaction_id: 'x', amount_cents: 1000, customer_key: 'c1' }), CONNECTIONS, runs);
   const raw = await rawStoreRuns(runs);
   const sales = await saleRuns(runs);
   const storm = await duplicateStorm();

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Stripe from 'stripe';
-import { load, serve, summarize, tempDir, type Summary } from './lib.js';
+import { load, NO_LIMITS, serve, summarize, tempDir, type Summary } from './lib.js';
 import { provision } from './sales.js';
 
 const FIXTURE = resolve(import.meta.dirname, '../../fixtures/stripe/checkout-one-time.json');
@@ -25,7 +25,7 @@ export function webhookDeliveries(program: Awaited<ReturnType<typeof provision>>
       return JSON.stringify(event);
     },
     // autocannon builds the body first; the signature header is computed from it per request.
-    sign: (payload: string) => ({
+    headersFor: (payload: string) => ({
       'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: program.webhookSecret, timestamp: Math.floor(Date.now() / 1000) }),
     }),
   };
@@ -33,7 +33,7 @@ export function webhookDeliveries(program: Awaited<ReturnType<typeof provision>>
 
 export async function benchWebhooks(runs = 3, connections = 32, seconds = 10): Promise<{ rps: Summary; p99: Summary; ok: number; non2xx: number }> {
   const dir = tempDir('webhooks');
-  const server = await serve(dir.path, ['--rate-limit', '100000000']);
+  const server = await serve(dir.path, NO_LIMITS);
   try {
     const adminToken = readFileSync(join(dir.path, 'admin-token'), 'utf8').trim();
     const deliveries = webhookDeliveries(await provision(server.url, adminToken));

@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import type { LogLevel } from 'fastify';
 import { clockFromEnv } from '../src/clock.js';
 import { PartnerkitCommand } from '../src/cli/base.js';
-import { DEFAULT_RATE_LIMIT } from '../src/app.js';
+import { DEFAULT_EDGE, DEFAULT_RATE_LIMIT } from '../src/app.js';
 import { DEFAULT_CONNECTION_TIMEOUTS } from '../src/http/connections.js';
 import { LOG_LEVELS } from '../src/http/request-log.js';
 import { DataDirLockedError } from '../src/local.js';
@@ -15,6 +15,7 @@ export default class Serve extends PartnerkitCommand {
     '<%= config.bin %> serve --port 8080 --rate-limit 500 --rate-window 1',
     '<%= config.bin %> serve --headers-timeout-ms 5000 --request-timeout-ms 20000',
     '<%= config.bin %> serve --log-level warn',
+    '<%= config.bin %> serve --trust-proxy --click-rate-limit 120 --click-dedup-minutes 30',
   ];
   static override flags = {
     port: Flags.integer({ description: 'port to listen on (0 picks a free one)', default: 3000, min: 0, max: 65535 }),
@@ -26,6 +27,15 @@ export default class Serve extends PartnerkitCommand {
     'request-timeout-ms': Flags.integer({ description: 'close a request that has not fully arrived after this long', default: DEFAULT_CONNECTION_TIMEOUTS.requestMs, min: 1 }),
     'keep-alive-timeout-ms': Flags.integer({ description: 'close an idle keep-alive connection after this long', default: DEFAULT_CONNECTION_TIMEOUTS.keepAliveMs, min: 1 }),
     'log-level': Flags.string({ description: 'request log level (JSON lines on stdout)', default: 'info', options: [...LOG_LEVELS] }),
+    // The public edge (docs/behaviour.md §3.4, §8).
+    'click-dedup-minutes': Flags.integer({
+      description: 'a visitor following the same link again within this many minutes gets its first click id (0: every click is stored)',
+      default: DEFAULT_EDGE.clicks.dedupMinutes,
+      min: 0,
+    }),
+    'click-rate-limit': Flags.integer({ description: 'click requests per window per client address (without an API key)', default: DEFAULT_EDGE.clicks.rateLimit.max, min: 1 }),
+    'click-rate-window': Flags.integer({ description: 'click rate-limit window in seconds', default: DEFAULT_EDGE.clicks.rateLimit.windowSeconds, min: 1 }),
+    'trust-proxy': Flags.boolean({ description: 'take the client address from X-Forwarded-For (only behind a proxy that sets it)', default: false }),
   };
 
   async run(): Promise<void> {
@@ -44,6 +54,11 @@ export default class Serve extends PartnerkitCommand {
         rateLimit: { max: flags['rate-limit'], windowSeconds: flags['rate-window'] },
         log: { level: flags['log-level'] as LogLevel },
         connections: { headersMs: flags['headers-timeout-ms'], requestMs: flags['request-timeout-ms'], keepAliveMs: flags['keep-alive-timeout-ms'] },
+        edge: {
+          clicks: { dedupMinutes: flags['click-dedup-minutes'], rateLimit: { max: flags['click-rate-limit'], windowSeconds: flags['click-rate-window'] } },
+          authFailureLimit: DEFAULT_EDGE.authFailureLimit,
+          trustProxy: flags['trust-proxy'],
+        },
       });
     } catch (error) {
       if (error instanceof DataDirLockedError) this.error(error.message, { exit: 2 });

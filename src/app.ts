@@ -13,6 +13,7 @@ import { adminRoutes } from './http/routes/admin.js';
 import { demoRoutes } from './http/routes/demo.js';
 import { reportRoutes } from './http/routes/reports.js';
 import { trackingRoutes } from './http/routes/tracking.js';
+import type { RateLimit } from './http/rate-limits.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import type { Store } from './store/db.js';
 
@@ -22,14 +23,30 @@ export type AppDeps = {
   /** SHA-256 of the instance admin token. */
   adminTokenHash: string;
   /** Requests per window per API key on the tracking API (docs/behaviour.md §8: default 100 per second). */
-  rateLimit: { max: number; windowSeconds: number };
+  rateLimit: RateLimit;
   /** serve's request log (docs/behaviour.md §11.2); without one nothing is logged. */
   log?: RequestLog;
   /** How long clients may take (docs/behaviour.md §11.1); the defaults when absent. */
   connections?: ConnectionTimeouts;
+  // Abuse of the public edge (docs/behaviour.md §3.4, §8):
+  /** Unique clicks (0 minutes: off) and the click endpoint's limit per client address. */
+  clicks: { dedupMinutes: number; rateLimit: RateLimit };
+  /** Requests with an unknown API key per window per client address. */
+  authFailureLimit: RateLimit;
+  /** The client address is taken from X-Forwarded-For (behind a proxy), else from the socket. */
+  trustProxy: boolean;
 };
 
-export const DEFAULT_RATE_LIMIT = { max: 100, windowSeconds: 1 };
+export const DEFAULT_RATE_LIMIT: RateLimit = { max: 100, windowSeconds: 1 };
+
+export type EdgeSettings = Pick<AppDeps, 'clicks' | 'authFailureLimit' | 'trustProxy'>;
+
+/** The public edge's defaults: unique clicks per hour, 60 clicks a minute and 30 unknown keys a minute per address, no proxy. */
+export const DEFAULT_EDGE: EdgeSettings = {
+  clicks: { dedupMinutes: 60, rateLimit: { max: 60, windowSeconds: 60 } },
+  authFailureLimit: { max: 30, windowSeconds: 60 },
+  trustProxy: false,
+};
 
 /** The HTTP app, not listening: `serve` listens, tests and the local CLI use inject(). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -38,6 +55,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...loggerOptions(deps.log),
     ...connectionOptions(deps.connections ?? DEFAULT_CONNECTION_TIMEOUTS),
     ...frameworkErrorOptions,
+    trustProxy: deps.trustProxy,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

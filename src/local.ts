@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp, DEFAULT_RATE_LIMIT, type AppDeps } from './app.js';
+import { buildApp, DEFAULT_EDGE, DEFAULT_RATE_LIMIT, type AppDeps, type EdgeSettings } from './app.js';
 import type { Clock } from './clock.js';
 import { ensureDataDir, runningServer, type DataDir } from './config.js';
 import { sha256 } from './domain/secrets.js';
@@ -35,6 +35,7 @@ export async function openLocalApp(
     rateLimit?: AppDeps['rateLimit'];
     log?: AppDeps['log'];
     connections?: AppDeps['connections'];
+    edge?: EdgeSettings;
   } = {},
 ): Promise<LocalApp> {
   const adminToken = ensureDataDir(dir);
@@ -46,6 +47,7 @@ export async function openLocalApp(
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
     log: options.log,
     connections: options.connections,
+    ...(options.edge ?? DEFAULT_EDGE),
   };
   const app = await buildApp(deps);
   return {

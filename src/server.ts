@@ -1,5 +1,5 @@
 import { rmSync, writeFileSync } from 'node:fs';
-import type { AppDeps } from './app.js';
+import type { AppDeps, EdgeSettings } from './app.js';
 import type { Clock } from './clock.js';
 import type { DataDir, Discovery } from './config.js';
 import { listPrograms } from './domain/provisioning.js';
@@ -13,6 +13,7 @@ export type ServeOptions = {
   rateLimit: { max: number; windowSeconds: number };
   log?: AppDeps['log'];
   connections?: AppDeps['connections'];
+  edge: EdgeSettings;
 };
 
 export type RunningServer = LocalApp & { url: string; stop(): Promise<void> };
@@ -26,6 +27,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     rateLimit: options.rateLimit,
     log: options.log,
     connections: options.connections,
+    edge: options.edge,
   });
   let address: string;
   try {

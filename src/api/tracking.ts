@@ -89,6 +89,11 @@ export const clickRequestSchema = z.object({
   landing_url: z.string().max(2048).optional(),
   referrer: z.string().max(2048).optional(),
   test: z.boolean().optional().describe('A test click, never counted in reports'),
+  ip: z
+    .union([z.ipv4(), z.ipv6()])
+    .optional()
+    .describe("Server-side clicks only (with the program's API key): the visitor's IP address, for the unique-click check"),
+  user_agent: z.string().max(1024).optional().describe("Server-side clicks only: the visitor's User-Agent, with `ip`"),
 });
 
 export const leadRequestSchema = z.object({

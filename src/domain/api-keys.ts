@@ -3,24 +3,50 @@ import type { Store } from '../store/db.js';
 import { sha256 } from './secrets.js';
 import { ForgetfulCache, perStore } from './store-cache.js';
 
-// Keys are read on every tracking request. This process alone writes the database, so a cache
-// of the keys it has seen stays true as long as retiring a key forgets it (changingApiKey).
-const cacheOf = perStore(() => new ForgetfulCache<string, ApiKeyRow>());
+/** Unknown tokens remembered at most (the oldest make room): a flood of random keys cannot grow memory. */
+export const MAX_UNKNOWN_TOKENS = 10_000;
 
-/** The stored key for a bearer token, or undefined; unknown tokens are not cached. */
-export async function lookupApiKey(store: Store, token: string): Promise<ApiKeyRow | undefined> {
+// Keys are read on every tracking request. This process alone writes the database, so a cache of
+// the keys it has seen stays true as long as retiring a key forgets it (changingApiKey), and a
+// cache of the tokens it found unknown as long as creating a key forgets them (creatingApiKeys).
+const cachesOf = perStore(() => ({
+  known: new ForgetfulCache<string, ApiKeyRow>(),
+  unknown: new ForgetfulCache<string, true>(MAX_UNKNOWN_TOKENS),
+}));
+
+/**
+ * What this process knows of a bearer token without reading the store: its key, null for a token
+ * it looked up before and found unknown, or undefined when it has not looked the token up.
+ */
+export function cachedApiKey(store: Store, token: string): ApiKeyRow | null | undefined {
   const hash = sha256(token);
-  const cache = cacheOf(store);
-  const cached = cache.get(hash);
-  if (cached) return cached;
-  const [found] = await cache.load(async () => {
-    const key = await store.read((sql) => findApiKeyByHash(sql, hash));
-    return key ? [[hash, key] as const] : [];
+  const { known, unknown } = cachesOf(store);
+  return known.get(hash) ?? (unknown.get(hash) ? null : undefined);
+}
+
+/** Reads the stored key for a bearer token, or undefined, and remembers the answer either way. */
+export async function readApiKey(store: Store, token: string): Promise<ApiKeyRow | undefined> {
+  const hash = sha256(token);
+  const { known, unknown } = cachesOf(store);
+  let key: ApiKeyRow | undefined;
+  // Each cache keeps the answer only if nothing was forgotten while the store was read.
+  await unknown.load(async () => {
+    const found = await known.load(async () => {
+      const row = await store.read((sql) => findApiKeyByHash(sql, hash));
+      return row ? [[hash, row] as const] : [];
+    });
+    key = found[0]?.[1];
+    return key ? [] : [[hash, true] as const];
   });
-  return found?.[1];
+  return key;
 }
 
 /** Runs a write that changes a key; the cache forgets the key once it settled. */
 export function changingApiKey<T>(store: Store, keyId: number, change: () => Promise<T>): Promise<T> {
-  return cacheOf(store).changing(change, (_, key) => key.id === keyId);
+  return cachesOf(store).known.changing(change, (_, key) => key.id === keyId);
+}
+
+/** Runs a write that creates keys; every token remembered as unknown is forgotten once it settled. */
+export function creatingApiKeys<T>(store: Store, create: () => Promise<T>): Promise<T> {
+  return cachesOf(store).unknown.changing(create, () => true);
 }

@@ -15,17 +15,8 @@ export function programNotFound(id: number): AppError {
 }
 
 /** The programs of `ids` that exist, with their product rules, reading only the ones not cached. */
-export async function cachedPrograms(store: Store, sql: Sql, ids: number[]): Promise<Map<number, CachedProgram>> {
-  const cache = cacheOf(store);
-  const found = new Map<number, CachedProgram>();
-  const missing: number[] = [];
-  for (const id of ids) {
-    const cached = cache.get(id);
-    if (cached) found.set(id, cached);
-    else missing.push(id);
-  }
-  if (missing.length === 0) return found;
-  const loaded = await cache.load(async () => {
+export function cachedPrograms(store: Store, sql: Sql, ids: number[]): Promise<Map<number, CachedProgram>> {
+  return cacheOf(store).getMany(ids, async (missing) => {
     const rows: Array<[number, CachedProgram]> = [];
     for (const program of await findPrograms(sql, missing)) {
       const rules = await listProductRules(sql, program.id);
@@ -33,8 +24,6 @@ export async function cachedPrograms(store: Store, sql: Sql, ids: number[]): Pro
     }
     return rows;
   });
-  for (const [id, program] of loaded) found.set(id, program);
-  return found;
 }
 
 /** One program or 404 not_found. */

@@ -9,7 +9,7 @@ import * as members from '../store/members.js';
 import * as partners from '../store/partners.js';
 import * as programs from '../store/programs.js';
 import type { CommissionRule, ProductRuleRow, ProgramRow } from '../store/programs.js';
-import { changingApiKey } from './api-keys.js';
+import { changingApiKey, creatingApiKeys } from './api-keys.js';
 import { changingProgram, programNotFound } from './program-cache.js';
 import type { Deps } from './deps.js';
 import { randomCode, randomToken, sha256 } from './secrets.js';
@@ -49,24 +49,26 @@ export type NewProgram = {
 };
 
 export async function createProgram({ store, clock }: Deps, input: NewProgram) {
-  return store.transaction(async (sql) => {
-    const now = clock.now();
-    const row: ProgramRow = {
-      id: await store.nextId(sql, 'programs'),
-      name: input.name,
-      commission_type: input.commission.type,
-      commission_value: input.commission.value,
-      attribution_window_days: input.attributionWindowDays,
-      hold_days: input.holdDays,
-      recurring_months: input.recurringMonths,
-      webhook_secret: randomToken('whsec_'),
-      created_at: now,
-    };
-    await programs.insertProgram(sql, row);
-    const live = await issueKey({ store, clock }, sql, row.id, 'live');
-    const test = await issueKey({ store, clock }, sql, row.id, 'test');
-    return { ...programView(row, []), apiKey: live.apiKey, testApiKey: test.apiKey };
-  });
+  return creatingApiKeys(store, () =>
+    store.transaction(async (sql) => {
+      const now = clock.now();
+      const row: ProgramRow = {
+        id: await store.nextId(sql, 'programs'),
+        name: input.name,
+        commission_type: input.commission.type,
+        commission_value: input.commission.value,
+        attribution_window_days: input.attributionWindowDays,
+        hold_days: input.holdDays,
+        recurring_months: input.recurringMonths,
+        webhook_secret: randomToken('whsec_'),
+        created_at: now,
+      };
+      await programs.insertProgram(sql, row);
+      const live = await issueKey({ store, clock }, sql, row.id, 'live');
+      const test = await issueKey({ store, clock }, sql, row.id, 'test');
+      return { ...programView(row, []), apiKey: live.apiKey, testApiKey: test.apiKey };
+    }),
+  );
 }
 
 export async function listPrograms({ store }: Deps) {
@@ -112,10 +114,12 @@ async function issueKey({ store, clock }: Deps, sql: Sql, programId: number, mod
 }
 
 export async function createApiKey(deps: Deps, programId: number, mode: ApiKeyMode) {
-  return deps.store.transaction(async (sql) => {
-    await requireProgram(sql, programId);
-    return issueKey(deps, sql, programId, mode);
-  });
+  return creatingApiKeys(deps.store, () =>
+    deps.store.transaction(async (sql) => {
+      await requireProgram(sql, programId);
+      return issueKey(deps, sql, programId, mode);
+    }),
+  );
 }
 
 export async function retireApiKey({ store, clock }: Deps, programId: number, keyId: number) {

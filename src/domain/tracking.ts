@@ -1,15 +1,40 @@
 import type { ApiKeyRow } from '../store/api-keys.js';
 import type { Sql } from '../store/db.js';
-import { findEnrollmentsByRefs } from '../store/partners.js';
 import { programKey } from '../store/program-key.js';
 import * as tracking from '../store/tracking.js';
 import type { ClickRow, CustomerRow } from '../store/tracking.js';
 import type { Deps } from './deps.js';
+import { cachedEnrollments } from './enrollment-cache.js';
 import { randomToken } from './secrets.js';
-import { batched } from './write-batcher.js';
+import { UniqueClicks, type ClickDeps, type Visitor } from './unique-clicks.js';
+import { batched, type BatchRun } from './write-batcher.js';
 
-export type ClickInput = { ref: string; landing_url?: string; referrer?: string; test?: boolean };
-export type ClickOutcome = { kind: 'recorded'; clickId: string } | { kind: 'unknown_ref' };
+export type ClickInput = { ref: string; landing_url?: string; referrer?: string; test?: boolean; ip?: string; user_agent?: string };
+
+/**
+ * Who sends a click: a browser, known by its address and User-Agent, or the merchant's backend
+ * with the program's API key, speaking for the visitor it may name in the body (docs/behaviour.md §3.1).
+ */
+export type ClickSender = { apiKey: ApiKeyRow | null; ip: string; userAgent: string | undefined };
+
+export type ClickOutcome =
+  | { kind: 'recorded'; clickId: string }
+  /** The visitor followed this link within the unique-click window: the click id it got then, nothing stored. */
+  | { kind: 'repeated'; clickId: string }
+  | { kind: 'unknown_ref' }
+  /** `ip` or `user_agent` sent without the program's API key. */
+  | { kind: 'visitor_needs_key'; fields: string[] };
+
+type PendingClick = {
+  ref: string;
+  landingUrl: string | null;
+  referrer: string | null;
+  isTest: boolean;
+  /** A server-side click: the key's program, which must own the ref. */
+  programId: number | null;
+  /** Test clicks and server-side clicks that name no visitor have none: they are never deduplicated. */
+  visitor: Visitor | null;
+};
 
 // Click ids carry their row id so lookups seek instead of scanning: ck_<id>_<secret>.
 const CLICK_ID = /^ck_(\d{1,15})_[A-Za-z0-9_-]{16,64}$/;
@@ -33,35 +58,74 @@ export async function findCustomersByClickIds(sql: Sql, clickIds: string[]): Pro
   return found;
 }
 
-/** A batch of clicks: the enrollments of their referral codes in one statement, then one append. */
-async function recordClicks({ store, clock }: Deps, sql: Sql, clicks: ClickInput[]): Promise<ClickOutcome[]> {
-  const enrollments = new Map((await findEnrollmentsByRefs(sql, [...new Set(clicks.map((c) => c.ref))])).map((e) => [e.ref_code, e]));
+/**
+ * A batch of clicks: the enrollments of their referral codes (cached; a statement for the codes not
+ * yet seen), the unique-click check (docs/behaviour.md §3.4) from memory or one statement over the
+ * window's rows, then one append.
+ */
+async function recordClicks(deps: ClickDeps, sql: Sql, clicks: PendingClick[], run: BatchRun): Promise<ClickOutcome[]> {
+  const { store, clock } = deps;
+  const enrollments = await cachedEnrollments(store, sql, [...new Set(clicks.map((c) => c.ref))]);
+  const unique = await UniqueClicks.open(deps, sql, run);
+  const decided = clicks.map((click) => {
+    const enrollment = enrollments.get(click.ref);
+    const known = enrollment?.status === 'active' && (click.programId === null || click.programId === enrollment.program_id);
+    if (!known) return undefined;
+    const hash = click.visitor && unique.hash(click.visitor);
+    return { click, enrollment, visit: hash === null ? null : { enrollmentId: enrollment.id, hash } };
+  });
+  await unique.load(sql, decided.flatMap((d) => d?.visit ?? []));
   const nextId = await store.idAllocator(sql, ['clicks']);
   const now = clock.now();
   const rows: ClickRow[] = [];
-  const outcomes = clicks.map((input): ClickOutcome => {
-    const enrollment = enrollments.get(input.ref);
-    if (!enrollment || enrollment.status !== 'active') return { kind: 'unknown_ref' };
+  const outcomes = decided.map((d): ClickOutcome => {
+    if (!d) return { kind: 'unknown_ref' };
+    const { click, enrollment, visit } = d;
+    const earlier = visit && unique.earlierClick(visit);
+    if (earlier) return { kind: 'repeated', clickId: earlier };
     const id = nextId('clicks');
-    const click: ClickRow = {
+    const row: ClickRow = {
       id,
       click_id: randomToken(`ck_${id}_`, 16),
       program_id: enrollment.program_id,
       partner_program_id: enrollment.id,
-      landing_url: input.landing_url ?? null,
-      referrer: input.referrer ?? null,
-      is_test: input.test ?? false,
+      landing_url: click.landingUrl,
+      referrer: click.referrer,
+      is_test: click.isTest,
       created_at: now,
+      visitor_hash: visit?.hash ?? null,
     };
-    rows.push(click);
-    return { kind: 'recorded', clickId: click.click_id };
+    rows.push(row);
+    if (visit) unique.recorded(visit, row);
+    return { kind: 'recorded', clickId: row.click_id };
   });
   await tracking.appendClicks(sql, rows);
   return outcomes;
 }
 
-/** POST /api/v1/track/click: a click on an active partner's referral link. */
-export const trackClick = batched(recordClicks);
+const recordClick = batched(recordClicks);
+
+/**
+ * POST /api/v1/track/click: a click on an active partner's referral link (docs/behaviour.md §3.1).
+ * A browser is the visitor; a server-side click names its visitor with `ip` and `user_agent`.
+ */
+export function trackClick(deps: ClickDeps, sender: ClickSender, input: ClickInput): Promise<ClickOutcome> {
+  const { apiKey } = sender;
+  if (!apiKey) {
+    const fields = (['ip', 'user_agent'] as const).filter((field) => input[field] !== undefined);
+    if (fields.length > 0) return Promise.resolve({ kind: 'visitor_needs_key', fields });
+  }
+  const isTest = input.test === true || apiKey?.mode === 'test';
+  const visitor = apiKey ? (input.ip === undefined ? null : { ip: input.ip, userAgent: input.user_agent ?? '' }) : { ip: sender.ip, userAgent: sender.userAgent ?? '' };
+  return recordClick(deps, {
+    ref: input.ref,
+    landingUrl: input.landing_url ?? null,
+    referrer: input.referrer ?? null,
+    isTest,
+    programId: apiKey?.program_id ?? null,
+    visitor: isTest ? null : visitor,
+  });
+}
 
 export type LeadInput = { customer_key: string; click_id: string; email?: string; name?: string };
 export type LeadOutcome =

@@ -2,8 +2,12 @@ import type { Sql } from '../store/db.js';
 import type { Deps } from './deps.js';
 import { perStore } from './store-cache.js';
 
-/** How a batch is being run: `afterFailure` when an earlier run of these items failed and was rolled back. */
-export type BatchRun = { afterFailure: boolean };
+/**
+ * How a batch is being run: `afterFailure` when an earlier run of these items failed and was rolled
+ * back. `afterCommit` registers what to do once this run's transaction has committed (memory that
+ * must never get ahead of the store); a run that is rolled back never does it.
+ */
+export type BatchRun = { afterFailure: boolean; afterCommit(effect: () => void): void };
 
 /**
  * Decides and writes a batch of items inside one transaction, answering one outcome per item, in
@@ -11,7 +15,7 @@ export type BatchRun = { afterFailure: boolean };
  * key violated) and its transaction is rolled back. A record function may leave a rare conflict to
  * a unique key on a first run and must look everything up when `afterFailure` is set.
  */
-export type RecordBatch<I, R> = (deps: Deps, sql: Sql, items: I[], run: BatchRun) => Promise<R[]>;
+export type RecordBatch<I, R, D extends Deps = Deps> = (deps: D, sql: Sql, items: I[], run: BatchRun) => Promise<R[]>;
 
 type Waiting<I, R> = { item: I; resolve(outcome: R): void; reject(error: unknown): void };
 
@@ -25,21 +29,21 @@ const MAX_BATCH = 256;
  * retry policy: a batch that fails runs once more with every check (afterFailure), then one item at
  * a time, so an item that cannot be written fails alone and its neighbours are recorded.
  */
-export class WriteBatcher<I, R> {
+export class WriteBatcher<I, R, D extends Deps = Deps> {
   private pending: Array<Waiting<I, R>> = [];
   private flushing = false;
 
-  constructor(private readonly record: RecordBatch<I, R>) {}
+  constructor(private readonly record: RecordBatch<I, R, D>) {}
 
   /** `deps` are those of the batcher's store (one batcher per store). */
-  submit(deps: Deps, item: I): Promise<R> {
+  submit(deps: D, item: I): Promise<R> {
     return new Promise((resolve, reject) => {
       this.pending.push({ item, resolve, reject });
       if (!this.flushing) void this.flush(deps);
     });
   }
 
-  private async flush(deps: Deps): Promise<void> {
+  private async flush(deps: D): Promise<void> {
     this.flushing = true;
     try {
       while (this.pending.length > 0) await this.recordNextBatch(deps);
@@ -52,12 +56,12 @@ export class WriteBatcher<I, R> {
    * The batch is taken when its transaction starts, not when it is queued: what arrives while other
    * writes run joins it. A transaction that never started (the store closed) fails everything waiting.
    */
-  private async recordNextBatch(deps: Deps): Promise<void> {
+  private async recordNextBatch(deps: D): Promise<void> {
     let batch: Array<Waiting<I, R>> | undefined;
     const run = (afterFailure: boolean) =>
-      deps.store.transaction((sql) => {
+      this.attempt(deps, afterFailure, () => {
         batch ??= this.pending.splice(0, MAX_BATCH);
-        return this.record(deps, sql, batch.map((w) => w.item), { afterFailure });
+        return batch.map((w) => w.item);
       });
     try {
       const outcomes = await run(false).catch((error: unknown) => (batch ? run(true) : Promise.reject(error)));
@@ -69,11 +73,19 @@ export class WriteBatcher<I, R> {
       }
       if (batch.length === 1) return batch[0].reject(error);
       for (const waiting of batch) {
-        await deps.store
-          .transaction((sql) => this.record(deps, sql, [waiting.item], { afterFailure: true }))
-          .then((alone) => settle([waiting], alone), waiting.reject);
+        await this.attempt(deps, true, () => [waiting.item]).then((alone) => settle([waiting], alone), waiting.reject);
       }
     }
+  }
+
+  /** One transaction recording the items `take` gives when it starts; its afterCommit effects run once it committed. */
+  private async attempt(deps: D, afterFailure: boolean, take: () => I[]): Promise<R[]> {
+    const effects: Array<() => void> = [];
+    const outcomes = await deps.store.transaction((sql) =>
+      this.record(deps, sql, take(), { afterFailure, afterCommit: (effect) => effects.push(effect) }),
+    );
+    for (const effect of effects) effect();
+    return outcomes;
   }
 }
 
@@ -82,7 +94,7 @@ function settle<I, R>(batch: Array<Waiting<I, R>>, outcomes: R[]): void {
 }
 
 /** Submits items to one batcher per store (tests open many stores in one process). */
-export function batched<I, R>(record: RecordBatch<I, R>): (deps: Deps, item: I) => Promise<R> {
+export function batched<I, R, D extends Deps = Deps>(record: RecordBatch<I, R, D>): (deps: D, item: I) => Promise<R> {
   const batcherOf = perStore(() => new WriteBatcher(record));
   return (deps, item) => batcherOf(deps.store).submit(deps, item);
 }

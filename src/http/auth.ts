@@ -3,9 +3,10 @@ import { AppError } from '../errors.js';
 import type { Deps } from '../domain/deps.js';
 import { sameSecret, sha256 } from '../domain/secrets.js';
 import type { Viewer } from '../domain/performance.js';
-import { lookupApiKey } from '../domain/api-keys.js';
+import { cachedApiKey, readApiKey } from '../domain/api-keys.js';
 import type { ApiKeyRow } from '../store/api-keys.js';
 import { findSession } from '../store/members.js';
+import type { FailedAuthentications } from './rate-limits.js';
 
 export const KEY_ROTATION_DOCS_URL = 'https://github.com/partnerkit/partnerkit#api-keys';
 
@@ -21,13 +22,24 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-/** Program API key (docs/behaviour.md §2.4, §4.1): 401 unauthorized, or 401 api_key_rotation_required for a retired key. */
-export function apiKeyAuth(deps: Deps) {
+/**
+ * Program API key (docs/behaviour.md §2.4, §4.1): 401 unauthorized, or 401 api_key_rotation_required
+ * for a retired key. A token is read from the store once, known or unknown (docs/architecture.md §5);
+ * unknown keys count against the client address's limit of failed authentications (docs/behaviour.md §8).
+ */
+export function apiKeyAuth(deps: Deps, failures: FailedAuthentications) {
   return async (request: FastifyRequest): Promise<void> => {
     const token = bearerToken(request);
     if (!token) throw new AppError('unauthorized', 'Missing or malformed Authorization header; send Authorization: Bearer <API key>');
-    const key = await lookupApiKey(deps.store, token);
-    if (!key) throw new AppError('unauthorized', 'The API key matches no active program');
+    let key = cachedApiKey(deps.store, token);
+    if (key === undefined) {
+      await failures.refuseExhausted(request);
+      key = (await readApiKey(deps.store, token)) ?? null;
+    }
+    if (key === null) {
+      await failures.count(request);
+      throw new AppError('unauthorized', 'The API key matches no active program');
+    }
     if (key.status === 'retired') {
       throw new AppError('api_key_rotation_required', 'This API key has been retired', null, {
         hint: 'Create a new key with `partnerkit key create --program <id>` (or in the program settings) and replace the retired one in your backend.',
@@ -35,6 +47,14 @@ export function apiKeyAuth(deps: Deps) {
       });
     }
     request.apiKey = key;
+  };
+}
+
+/** The click endpoint: public, or the program API key when an Authorization header is sent (docs/behaviour.md §3.1). */
+export function optionalApiKeyAuth(deps: Deps, failures: FailedAuthentications) {
+  const authenticate = apiKeyAuth(deps, failures);
+  return async (request: FastifyRequest): Promise<void> => {
+    if (request.headers.authorization !== undefined) await authenticate(request);
   };
 }
 

@@ -89,9 +89,12 @@ export class PartnerkitClient {
     return this.post('/api/v1/track/sale', body, 'apiKey');
   }
 
-  /** POST /api/v1/track/click: public, no credential. */
+  /**
+   * POST /api/v1/track/click. With the client's API key it is a server-side click, which may name
+   * the visitor (`ip`, `user_agent`) for the unique-click check; without one it is public.
+   */
   trackClick(body: ClickRequest): Promise<ClickResult> {
-    return this.post('/api/v1/track/click', body, 'none');
+    return this.post('/api/v1/track/click', body, 'apiKey');
   }
 
   /** POST /api/v1/track/lead. */

@@ -11,6 +11,8 @@ export type ClickRow = {
   referrer: string | null;
   is_test: boolean;
   created_at: Date;
+  /** The visitor's salted hash (docs/behaviour.md §3.4); null for test clicks and clicks without a visitor. */
+  visitor_hash: number | null;
 };
 
 export type CustomerRow = {
@@ -33,12 +35,31 @@ export type CustomerRow = {
 
 const CLICK_COLUMNS: Columns<ClickRow & { day: Date | null }> = [
   ['id', 'BIGINT'], ['click_id', 'VARCHAR'], ['program_id', 'BIGINT'], ['partner_program_id', 'BIGINT'], ['landing_url', 'VARCHAR'],
-  ['referrer', 'VARCHAR'], ['is_test', 'BOOLEAN'], ['created_at', 'TIMESTAMP'], ['day', 'DATE'],
+  ['referrer', 'VARCHAR'], ['is_test', 'BOOLEAN'], ['created_at', 'TIMESTAMP'], ['day', 'DATE'], ['visitor_hash', 'BIGINT'],
 ];
 
 /** A test click gets no report day: reports select clicks by day alone and never count it. */
 export function appendClicks(sql: Sql, rows: ClickRow[]): Promise<void> {
   return sql.append('clicks', CLICK_COLUMNS, rows.map((c) => ({ ...c, day: c.is_test ? null : c.created_at })));
+}
+
+/** When the latest click with a visitor was stored, or null: what the unique-click check may still have to read. */
+export async function latestVisitorClickAt(sql: Sql): Promise<Date | null> {
+  return (await sql.one<{ at: Date | null }>('SELECT max(created_at) AS at FROM clicks WHERE visitor_hash IS NOT NULL'))!.at;
+}
+
+export type VisitorClick = Pick<ClickRow, 'id' | 'click_id' | 'partner_program_id' | 'visitor_hash'>;
+
+/**
+ * The clicks of some visitors stored after `after` with a row id below `beforeId`, oldest first.
+ * Clicks are stored in time and id order, so both bounds are zone-map ranges: only the row groups
+ * of the window are read.
+ */
+export function findVisitorClicks(sql: Sql, hashes: number[], after: Date, beforeId: number): Promise<VisitorClick[]> {
+  return sql.all<VisitorClick>(
+    'SELECT id, click_id, partner_program_id, visitor_hash FROM clicks WHERE created_at > $1 AND id < $2 AND visitor_hash = ANY($3::BIGINT[]) ORDER BY id',
+    [after, beforeId, list(hashes)],
+  );
 }
 
 /** Clicks by row id (click ids embed it, ck_<id>_<secret>: a zone-map seek, not a scan). */

@@ -1,7 +1,7 @@
 // Deno smoke test: the core (app, store, domain) on an in-memory DuckDB under Deno 2, and the server listening.
 // Run by `npm run test:deno` after the build; exits non-zero on any failure.
 import assert from 'node:assert/strict';
-import { buildApp } from '../../dist/src/app.js';
+import { buildApp, DEFAULT_EDGE } from '../../dist/src/app.js';
 import { fixedClock } from '../../dist/src/clock.js';
 import { sha256 } from '../../dist/src/domain/secrets.js';
 import { Store } from '../../dist/src/store/db.js';
@@ -13,6 +13,7 @@ const app = await buildApp({
   clock: fixedClock('2026-03-01T12:00:00Z'),
   adminTokenHash: sha256(adminToken),
   rateLimit: { max: 100, windowSeconds: 1 },
+  ...DEFAULT_EDGE,
 });
 const admin = { authorization: `Bearer ${adminToken}` };
 

@@ -141,6 +141,11 @@ function authArb(m: Merchant): fc.Arbitrary<string | undefined> {
   );
 }
 
+/** The click endpoint: mostly a browser (no key), sometimes the merchant's backend or a bad key. */
+function clickAuthArb(m: Merchant): fc.Arbitrary<string | undefined> {
+  return fc.oneof({ arbitrary: fc.constant(undefined), weight: 12 }, { arbitrary: authArb(m), weight: 7 });
+}
+
 function saleBody(m: Merchant): fc.Arbitrary<string> {
   const now = m.t.clock.now().getTime();
   const occurredAt = fc
@@ -191,6 +196,8 @@ function clickBody(m: Merchant): fc.Arbitrary<string> {
     landing_url: optional(fc.oneof(fc.webUrl(), fc.constant('https://shop.example/' + 'p'.repeat(2100)))),
     referrer: optional(fc.webUrl()),
     test: optional(fc.boolean()),
+    ip: optional(fc.oneof(fc.ipV4(), fc.ipV6(), fc.constantFrom('203.0.113.7', '::ffff:203.0.113.7', '203.0.113.7:80', 'localhost'))),
+    user_agent: optional(fc.oneof(fc.string({ maxLength: 60 }), fc.constant('u'.repeat(1025)))),
     surprise_field: optional(junk),
   });
   return body(fields.map(present));
@@ -202,11 +209,16 @@ function send(t: TestApp, url: string, payload: string, apiKey?: string): Promis
   });
 }
 
+/** Click ids answered so far: the same visitor on the same link again gets its first click id and stores nothing. */
+const answeredClicks = new Set<string>();
+
 /** What a 2xx may have stored, from its answer; anything else must store nothing. */
 function allowedChanges(url: string, payload: string, response: LightMyRequestResponse): Record<string, number> {
   const answer = response.json();
   if (url.endsWith('/click')) {
     expect(answer).toEqual({ click_id: expect.stringMatching(/^ck_\d+_[A-Za-z0-9_-]{16,64}$/) });
+    if (answeredClicks.has(answer.click_id)) return {};
+    answeredClicks.add(answer.click_id);
     return { clicks: 1 };
   }
   if (url.endsWith('/lead')) {
@@ -245,7 +257,7 @@ function parsed(payload: string): unknown {
   }
 }
 
-async function fuzz(url: string, bodies: (m: Merchant) => fc.Arbitrary<string>, withAuth: boolean) {
+async function fuzz(url: string, bodies: (m: Merchant) => fc.Arbitrary<string>, auth: (m: Merchant) => fc.Arbitrary<string | undefined>) {
   const m = await merchant();
   const statuses = new Map<number, number>();
   const keys = [m.program.apiKey, m.program.testApiKey, m.other.apiKey];
@@ -253,15 +265,16 @@ async function fuzz(url: string, bodies: (m: Merchant) => fc.Arbitrary<string>, 
   // Only the requests change the store, so the counts after one request are the counts before the next.
   let before = await counts(m.t.store);
   await fc.assert(
-    fc.asyncProperty(bodies(m), withAuth ? authArb(m) : fc.constant(undefined), async (payload, apiKey) => {
+    fc.asyncProperty(bodies(m), auth(m), async (payload, apiKey) => {
       const response = await send(m.t, url, payload, apiKey);
       statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
       expect(response.statusCode, response.body).toBeLessThan(500);
       const after = await counts(m.t.store);
       expectStoredAsAnswered(url, payload, response, delta(before, after));
       before = after;
-      // A lone surrogate anywhere in an authenticated body: 400 invalid_request, whatever else is wrong.
-      if (hasLoneSurrogate(parsed(payload)) && (!withAuth || keys.includes(apiKey!)) && Buffer.byteLength(payload) <= MAX_JSON_BYTES) {
+      // A lone surrogate anywhere in a body past authentication (the click needs none): 400 invalid_request, whatever else is wrong.
+      const authenticated = apiKey === undefined ? url.endsWith('/click') : keys.includes(apiKey);
+      if (hasLoneSurrogate(parsed(payload)) && authenticated && Buffer.byteLength(payload) <= MAX_JSON_BYTES) {
         expect(response.statusCode, response.body).toBe(400);
         expect(response.json().error).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('not valid Unicode') });
         refusedSurrogates++;
@@ -284,18 +297,18 @@ function expectVariety(statuses: Map<number, number>, expected: number[]) {
 
 describe('bad input: property-based fuzz of the tracking API (fast-check, fixed seed)', () => {
   test(`POST /api/v1/track/sale: ${RUNS} bodies, never a 5xx, always the envelope, nothing stored unless 2xx`, { timeout: 120_000 }, async () => {
-    const statuses = await fuzz('/api/v1/track/sale', saleBody, true);
+    const statuses = await fuzz('/api/v1/track/sale', saleBody, authArb);
     expectVariety(statuses, [200, 400, 401, 409, 422]);
   });
 
   test(`POST /api/v1/track/lead: ${RUNS} bodies`, { timeout: 120_000 }, async () => {
-    const statuses = await fuzz('/api/v1/track/lead', leadBody, true);
+    const statuses = await fuzz('/api/v1/track/lead', leadBody, authArb);
     expectVariety(statuses, [200, 400, 401]);
   });
 
   test(`POST /api/v1/track/click: ${RUNS} bodies`, { timeout: 120_000 }, async () => {
-    const statuses = await fuzz('/api/v1/track/click', clickBody, false);
-    expectVariety(statuses, [200, 400, 404]);
+    const statuses = await fuzz('/api/v1/track/click', clickBody, clickAuthArb);
+    expectVariety(statuses, [200, 400, 401, 404]);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { onTestFinished } from 'vitest';
-import { buildApp, type AppDeps } from '../../src/app.js';
+import { onTestFinished, vi } from 'vitest';
+import { buildApp, DEFAULT_EDGE, type AppDeps } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { sha256 } from '../../src/domain/secrets.js';
 import { Store } from '../../src/store/db.js';
@@ -27,6 +27,20 @@ export function testClock(iso: string): TestClock {
 export const ADMIN_TOKEN = 'pka_test_admin_token';
 export const T0 = '2026-03-01T12:00:00.000Z';
 
+/**
+ * Date frozen at T0 until the test finishes, timers left real: rate limits count in real time
+ * (docs/behaviour.md §8), so their windows and Retry-After become exact; vi.setSystemTime moves it.
+ */
+export function freezeDate(): void {
+  vi.useFakeTimers({ toFake: ['Date'], now: new Date(T0) });
+  onTestFinished(() => void vi.useRealTimers());
+}
+
+/** A 429 rate_limited in the typed envelope. */
+export const rateLimitedBody = (reason: string, seconds: number) => ({
+  error: { code: 'rate_limited', message: `${reason}; retry in ${seconds} s`, retry_after_seconds: seconds },
+});
+
 /** The app, its store and clock, and the factories (programs, partners, clicks, leads, sales) over its API. */
 export type TestApp = Factories & {
   app: FastifyInstance;
@@ -34,13 +48,19 @@ export type TestApp = Factories & {
   clock: TestClock;
   store: Store;
   admin<T = any>(method: 'GET' | 'POST', url: string, payload?: unknown): Promise<T>;
-  post(url: string, payload: unknown, apiKey?: string): Promise<LightMyRequestResponse>;
+  post(url: string, payload: unknown, apiKey?: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   count(table: string, where?: string): Promise<number>;
 };
 
 export type TestAppOptions = {
   now?: string;
   rateLimit?: AppDeps['rateLimit'];
+  /** Unique clicks as served (60 minutes), per-address limits out of the way unless a test sets them. */
+  clicks?: Partial<AppDeps['clicks']>;
+  authFailureLimit?: AppDeps['authFailureLimit'];
+  trustProxy?: boolean;
+  /** A database file instead of a fresh in-memory one (a restart opens the same path again). */
+  path?: string;
   /** Sees the SQL text of every statement the store's writer runs (appends as `APPEND <table>`). */
   observeWrites?: (sql: string) => void;
   /** The request log, as `serve` writes it (none by default). */
@@ -52,11 +72,19 @@ export type TestAppOptions = {
 /** An app over a fresh in-memory DuckDB with a movable clock, closed when the test that built it finishes. */
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const clock = testClock(options.now ?? T0);
-  const store = await Store.open(':memory:', { observeWrites: options.observeWrites });
+  const store = await Store.open(options.path ?? ':memory:', { observeWrites: options.observeWrites });
   // Finished hooks run last-registered first: the app closes before its store.
   onTestFinished(() => store.close());
+  const unlimited = { max: 100_000, windowSeconds: 1 };
   const deps: AppDeps = {
-    store, clock, adminTokenHash: sha256(ADMIN_TOKEN), rateLimit: options.rateLimit ?? { max: 100_000, windowSeconds: 1 }, log: options.log,
+    store,
+    clock,
+    adminTokenHash: sha256(ADMIN_TOKEN),
+    rateLimit: options.rateLimit ?? unlimited,
+    clicks: { dedupMinutes: DEFAULT_EDGE.clicks.dedupMinutes, rateLimit: unlimited, ...options.clicks },
+    authFailureLimit: options.authFailureLimit ?? unlimited,
+    trustProxy: options.trustProxy ?? false,
+    log: options.log,
     connections: options.connections,
   };
   const app = await buildApp(deps);
@@ -67,10 +95,10 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     if (response.statusCode !== 200) throw new Error(`${method} ${url} → ${response.statusCode} ${response.body}`);
     return response.json();
   };
-  const post = (url: string, payload: unknown, apiKey?: string) =>
-    app.inject({ method: 'POST', url, payload: payload as object, headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
-  const track = async (url: string, payload: unknown, apiKey?: string) => {
-    const response = await post(url, payload, apiKey);
+  const post = (url: string, payload: unknown, apiKey?: string, headers: Record<string, string> = {}) =>
+    app.inject({ method: 'POST', url, payload: payload as object, headers: { ...headers, ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) } });
+  const track = async (url: string, payload: unknown, apiKey?: string, headers?: Record<string, string>) => {
+    const response = await post(url, payload, apiKey, headers);
     return { status: response.statusCode, body: response.json() };
   };
 

@@ -6,7 +6,7 @@
 /** The calls a factory needs: the admin API (throws unless 200) and the tracking API. */
 export type FactoryApi = {
   admin<T = any>(method: 'GET' | 'POST', url: string, payload?: unknown): Promise<T>;
-  track(url: string, payload: unknown, apiKey?: string): Promise<{ status: number; body: any }>;
+  track(url: string, payload: unknown, apiKey?: string, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
 };
 
 export type ProgramFixture = {
@@ -39,6 +39,7 @@ export type Factories = ReturnType<typeof factories>;
 
 export function factories(api: FactoryApi) {
   let partners = 0;
+  let visitors = 0;
   const self = {
     /** A partner of the instance. */
     partner: (overrides: Fields = {}): Promise<{ id: number; name: string; email: string }> =>
@@ -64,9 +65,10 @@ export function factories(api: FactoryApi) {
       };
     },
 
-    /** A click on the program's referral link; its click id. */
+    /** A click on the program's referral link by a new visitor (a User-Agent of its own); its click id. */
     async click(program: Pick<ProgramFixture, 'refCode'>, overrides: Fields = {}): Promise<string> {
-      const body = await expectOk('click', api.track('/api/v1/track/click', { ref: program.refCode, ...overrides }));
+      const visitor = { 'user-agent': `factory-visitor-${++visitors}` };
+      const body = await expectOk('click', api.track('/api/v1/track/click', { ref: program.refCode, ...overrides }, undefined, visitor));
       return body.click_id as string;
     },
 
@@ -86,16 +88,16 @@ export function factories(api: FactoryApi) {
 
 /** The factories' calls to a server listening at `baseUrl` (a `partnerkit serve` process). */
 export function httpFactoryApi(baseUrl: string, adminToken: string): FactoryApi {
-  const request = async (method: string, url: string, payload: unknown, token: string | undefined) => {
+  const request = async (method: string, url: string, payload: unknown, token: string | undefined, headers: Record<string, string> = {}) => {
     const response = await fetch(`${baseUrl}${url}`, {
       method,
       body: payload === undefined ? undefined : JSON.stringify(payload),
-      headers: { ...(payload === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      headers: { ...headers, ...(payload === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
     });
     return { status: response.status, body: await response.json() };
   };
   return {
     admin: (method, url, payload) => expectOk(`${method} ${url}`, request(method, `/api/admin${url}`, payload, adminToken)),
-    track: (url, payload, apiKey) => request('POST', url, payload, apiKey),
+    track: (url, payload, apiKey, headers) => request('POST', url, payload, apiKey, headers),
   };
 }

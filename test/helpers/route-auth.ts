@@ -9,8 +9,11 @@ import { ADMIN_TOKEN, buildTestApp, type ProgramFixture, type TestApp } from './
  * credentials the route takes get through.
  */
 
-/** What a route takes: a program API key, the instance admin token, or a dashboard session (or the admin token). */
-export type Guard = 'apiKey' | 'admin' | 'session';
+/**
+ * What a route takes: a program API key, the instance admin token, or a dashboard session (or the
+ * admin token); `optionalApiKey` is public, or the program API key when a credential is sent (the click endpoint).
+ */
+export type Guard = 'apiKey' | 'optionalApiKey' | 'admin' | 'session';
 
 export type PreparedRequest = { url: string; payload?: object };
 
@@ -26,11 +29,14 @@ export type AuthenticatedRoute = {
   invalidRequest?: (program: ProgramFixture) => PreparedRequest;
 };
 
+export const API_KEY_MESSAGES = {
+  missing: 'Missing or malformed Authorization header; send Authorization: Bearer <API key>',
+  refused: 'The API key matches no active program',
+};
+
 const MESSAGES: Record<Guard, { missing: string; refused: string }> = {
-  apiKey: {
-    missing: 'Missing or malformed Authorization header; send Authorization: Bearer <API key>',
-    refused: 'The API key matches no active program',
-  },
+  apiKey: API_KEY_MESSAGES,
+  optionalApiKey: API_KEY_MESSAGES,
   admin: {
     missing: 'The admin API needs the instance admin token (see <data-dir>/admin-token)',
     refused: 'The admin API needs the instance admin token (see <data-dir>/admin-token)',
@@ -41,7 +47,8 @@ const MESSAGES: Record<Guard, { missing: string; refused: string }> = {
   },
 };
 
-const unauthorized = (message: string) => ({ data: null, error: { status: 401, name: 'UnauthorizedError', message, details: null, code: 'unauthorized' } });
+/** A 401 unauthorized in the platform envelope. */
+export const unauthorized = (message: string) => ({ data: null, error: { status: 401, name: 'UnauthorizedError', message, details: null, code: 'unauthorized' } });
 
 /** A retired key is told how to rotate, in the typed envelope. */
 const ROTATION_REQUIRED = {
@@ -64,11 +71,11 @@ async function memberSession(t: TestApp, program: ProgramFixture, ttlHours = 24)
   return t.admin('POST', '/sessions', { email: 'member@example.com', ttlHours });
 }
 
-const missing = { apiKey: 'missing', admin: 'missing', session: 'missing' } as const;
-const refused = { apiKey: 'refused', admin: 'refused', session: 'refused' } as const;
+const missing = { apiKey: 'missing', optionalApiKey: 'missing', admin: 'missing', session: 'missing' } as const;
+const refused = { apiKey: 'refused', optionalApiKey: 'refused', admin: 'refused', session: 'refused' } as const;
 
 const CASES: Array<[string, Credential, Record<Guard, Verdict>]> = [
-  ['no Authorization header', fixed(undefined), missing],
+  ['no Authorization header', fixed(undefined), { ...missing, optionalApiKey: 'accepted' }],
   ['a malformed header (another scheme)', fixed('Token abc'), missing],
   ['a malformed header (Bearer without a token)', fixed('Bearer'), missing],
   ['a malformed header (two tokens)', fixed('Bearer pk_live_a pk_live_b'), missing],
@@ -82,15 +89,15 @@ const CASES: Array<[string, Credential, Record<Guard, Verdict>]> = [
       await t.admin('POST', `/programs/${program.id}/keys/${key.id}/retire`);
       return bearer(key.apiKey);
     },
-    { apiKey: 'retired', admin: 'refused', session: 'refused' },
+    { apiKey: 'retired', optionalApiKey: 'retired', admin: 'refused', session: 'refused' },
   ],
-  ['the live API key', async (_t, program) => bearer(program.apiKey), { apiKey: 'accepted', admin: 'refused', session: 'refused' }],
-  ['the test API key', async (_t, program) => bearer(program.testApiKey), { apiKey: 'accepted', admin: 'refused', session: 'refused' }],
-  ['the admin token', fixed(bearer(ADMIN_TOKEN)), { apiKey: 'refused', admin: 'accepted', session: 'accepted' }],
+  ['the live API key', async (_t, program) => bearer(program.apiKey), { apiKey: 'accepted', optionalApiKey: 'accepted', admin: 'refused', session: 'refused' }],
+  ['the test API key', async (_t, program) => bearer(program.testApiKey), { apiKey: 'accepted', optionalApiKey: 'accepted', admin: 'refused', session: 'refused' }],
+  ['the admin token', fixed(bearer(ADMIN_TOKEN)), { apiKey: 'refused', optionalApiKey: 'refused', admin: 'accepted', session: 'accepted' }],
   [
     "a session token of the program's active member",
     async (t, program) => bearer((await memberSession(t, program)).token),
-    { apiKey: 'refused', admin: 'refused', session: 'accepted' },
+    { apiKey: 'refused', optionalApiKey: 'refused', admin: 'refused', session: 'accepted' },
   ],
   [
     'a session token at its expiry',

@@ -10,6 +10,11 @@ const member = { email: 'ann@example.com' };
 /** Every route that takes a credential, with a request it accepts. A route missing here fails the test at the end. */
 const ROUTES: AuthenticatedRoute[] = [
   {
+    // Public for browsers; with a credential it is a server-side click and the credential must be the program's key.
+    method: 'POST', route: '/api/v1/track/click', guard: 'optionalApiKey', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: '/api/v1/track/click', payload: { ref: program.refCode } }),
+  },
+  {
     method: 'POST', route: '/api/v1/track/lead', guard: 'apiKey', accepted: 200,
     prepareRequest: async (t, program) => ({ url: '/api/v1/track/lead', payload: { customer_key: 'cust_1', click_id: await t.click(program) } }),
     invalidRequest: () => ({ url: '/api/v1/track/lead', payload: { customer_key: '' } }),
@@ -121,7 +126,6 @@ type Probe = { method: 'GET' | 'POST' | 'OPTIONS'; url: string; payload?: object
 const PUBLIC: Array<[string, (program: ProgramFixture) => Probe, number]> = [
   ['GET /healthz', () => ({ method: 'GET', url: '/healthz' }), 200],
   ['GET /openapi.json', () => ({ method: 'GET', url: '/openapi.json' }), 200],
-  ['POST /api/v1/track/click', (program) => ({ method: 'POST', url: '/api/v1/track/click', payload: { ref: program.refCode } }), 200],
   // Verified by its Stripe signature, not a bearer credential: unsigned is 400 invalid_signature.
   ['POST /api/v1/webhooks/stripe/:programId', (program) => ({ method: 'POST', url: `/api/v1/webhooks/stripe/${program.id}`, payload: {} }), 400],
   [

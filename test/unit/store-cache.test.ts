@@ -41,4 +41,11 @@ describe('the cache of rows this process writes (programs, API keys)', () => {
     await expect(cache.changing(async () => Promise.reject(new Error('rolled back')), (key) => key === 1)).rejects.toThrow('rolled back');
     expect(cache.get(1)).toBeUndefined();
   });
+
+  test('with maxEntries the oldest entries make room for new ones (the unknown API keys)', async () => {
+    const cache = new ForgetfulCache<number, string>(2);
+    await cache.load(async () => [[1, 'one'], [2, 'two']]);
+    await cache.load(async () => [[3, 'three']]);
+    expect([cache.get(1), cache.get(2), cache.get(3)]).toEqual([undefined, 'two', 'three']);
+  });
 });

@@ -13,10 +13,10 @@ async function setup(options: { failFirstRuns?: number } = {}) {
   onTestFinished(() => store.close());
   await store.transaction((sql) => sql.run('CREATE TABLE t (k VARCHAR PRIMARY KEY)'));
   const deps: Deps = { store, clock: systemClock };
-  const runs: Array<{ items: string[] } & BatchRun> = [];
+  const runs: Array<{ items: string[] } & Pick<BatchRun, 'afterFailure'>> = [];
   let failures = options.failFirstRuns ?? 0;
   const batcher = new WriteBatcher<string, Outcome>(async (_deps, sql: Sql, items, run) => {
-    runs.push({ items, ...run });
+    runs.push({ items, afterFailure: run.afterFailure });
     const outcomes = items.map((key): Outcome => (key === 'refuse' ? { kind: 'refused', key } : { kind: 'stored', key }));
     for (const outcome of outcomes) if (outcome.kind === 'stored') await sql.run('INSERT INTO t VALUES ($1)', [outcome.key]);
     if (failures-- > 0) throw new Error('injected failure');

@@ -6,36 +6,35 @@ import { AppError, invalidRequest } from '../../errors.js';
 import { trackSale, type SaleOutcome } from '../../domain/track-sale.js';
 import { trackClick, trackLead, type ClickOutcome, type LeadOutcome } from '../../domain/tracking.js';
 import type { AppDeps } from '../../app.js';
-import { apiKeyAuth } from '../auth.js';
+import { apiKeyAuth, optionalApiKeyAuth } from '../auth.js';
+import { closeConnectionsOverLimit, failedAuthentications, trackingRateLimit } from '../rate-limits.js';
 
 export function trackingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
-    const authenticate = apiKeyAuth(deps);
-    const rateLimit = {
-      max: deps.rateLimit.max,
-      timeWindow: deps.rateLimit.windowSeconds * 1000,
-      // Runs after authenticate (both onRequest; the plugin appends its hook), keyed by API key.
-      keyGenerator: (request: { apiKey: { id: number } | null; ip: string }) => String(request.apiKey?.id ?? request.ip),
-      errorResponseBuilder: (_request: unknown, context: { ttl: number }) => {
-        const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
-        return new AppError('rate_limited', `Too many requests for this API key; retry in ${seconds} s`, null, {
-          retry_after_seconds: seconds,
-        });
-      },
-    };
+    const failures = failedAuthentications(app, deps.authFailureLimit);
+    const authenticate = apiKeyAuth(deps, failures);
+    const rateLimit = trackingRateLimit({ perKey: deps.rateLimit, perAddress: deps.clicks.rateLimit });
+    closeConnectionsOverLimit(app);
 
-    // POST /api/v1/track/click: public, called from the merchant's pages (CORS allowed).
+    // POST /api/v1/track/click: from the merchant's pages (CORS allowed), or from its backend with the program's API key.
     app.post(
       '/api/v1/track/click',
       {
+        onRequest: optionalApiKeyAuth(deps, failures),
+        config: { rateLimit },
         schema: {
           tags: ['tracking'],
           summary: 'Record a click on a referral link',
+          description: "Public; with the program's API key a server-side click that may name its visitor (ip, user_agent).",
+          security: [{}, { apiKey: [] }],
           body: clickRequestSchema,
           response: responses(clickResultSchema),
         },
       },
-      async (request) => clickResponse(request.body.ref, await trackClick(deps, request.body)),
+      async (request) => {
+        const sender = { apiKey: request.apiKey, ip: request.ip, userAgent: request.headers['user-agent'] };
+        return clickResponse(request.body.ref, await trackClick(deps, sender, request.body));
+      },
     );
 
     // POST /api/v1/track/lead: binds a customer key to the click's partner.
@@ -80,8 +79,15 @@ export function trackingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
 // The outcomes of the tracking calls as responses: each refusal becomes its error here, once.
 
 function clickResponse(ref: string, outcome: ClickOutcome) {
-  if (outcome.kind === 'unknown_ref') throw new AppError('not_found', `No active referral link with ref ${ref}`);
-  return { click_id: outcome.clickId };
+  switch (outcome.kind) {
+    case 'recorded':
+    case 'repeated':
+      return { click_id: outcome.clickId };
+    case 'unknown_ref':
+      throw new AppError('not_found', `No active referral link with ref ${ref}`);
+    case 'visitor_needs_key':
+      throw invalidRequest(outcome.fields.map((field) => ({ field, message: "Only a server-side click, sent with the program's API key, names its visitor" })));
+  }
 }
 
 function leadResponse(input: { click_id: string }, outcome: LeadOutcome) {

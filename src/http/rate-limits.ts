@@ -1,0 +1,70 @@
+import { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+
+/** At most `max` requests per window of `windowSeconds`, counted in the server's memory and in real time. */
+export type RateLimit = { max: number; windowSeconds: number };
+
+/**
+ * 429 rate_limited in the typed envelope; the error handler adds Retry-After (docs/behaviour.md §8).
+ * Made without a stack trace: under a flood it is made thousands of times a second (capturing the
+ * stack was 5 % of the server's time) and nothing reads it.
+ */
+function rateLimited(reason: string, ttlMs: number): AppError {
+  const seconds = Math.max(1, Math.ceil(ttlMs / 1000));
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new AppError('rate_limited', `${reason}; retry in ${seconds} s`, null, { retry_after_seconds: seconds });
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
+}
+
+/**
+ * The tracking routes' limit (docs/behaviour.md §8), run after authentication: per API key when
+ * the request carries one, else per client address (the click endpoint from browsers).
+ */
+export function trackingRateLimit(limits: { perKey: RateLimit; perAddress: RateLimit }) {
+  const limitOf = (request: FastifyRequest) => (request.apiKey ? limits.perKey : limits.perAddress);
+  return {
+    max: (request: FastifyRequest) => limitOf(request).max,
+    timeWindow: (request: FastifyRequest) => limitOf(request).windowSeconds * 1000,
+    keyGenerator: (request: FastifyRequest) => (request.apiKey ? `key:${request.apiKey.id}` : `ip:${normalizeIP(request.ip)}`),
+    errorResponseBuilder: (request: FastifyRequest, context: { ttl: number }) =>
+      rateLimited(request.apiKey ? 'Too many requests for this API key' : 'Too many requests from this address', context.ttl),
+  };
+}
+
+/**
+ * Every 429 closes its connection: a client over a limit reconnects for each request, so a flood
+ * cannot keep hundreds of refused requests queued beside everyone else's (docs/architecture.md §9).
+ */
+export function closeConnectionsOverLimit(app: FastifyInstance): void {
+  app.addHook('onSend', async (_request, reply) => {
+    if (reply.statusCode === 429) void reply.header('connection', 'close');
+  });
+}
+
+/** Counts the requests of each client address that sent an unknown API key (docs/behaviour.md §8). */
+export type FailedAuthentications = {
+  /** Refuses an address that has used up its failures: its next unknown key is not even looked up. */
+  refuseExhausted(request: FastifyRequest): Promise<void>;
+  /** Counts one failure; the one over the limit is refused with 429 instead of 401. */
+  count(request: FastifyRequest): Promise<void>;
+};
+
+export function failedAuthentications(app: FastifyInstance, limit: RateLimit): FailedAuthentications {
+  const counter = app.createRateLimit({ max: limit.max, timeWindow: limit.windowSeconds * 1000 });
+  const refusal = (ttl: number) => rateLimited('Too many requests with an unknown API key from this address', ttl);
+  return {
+    async refuseExhausted(request) {
+      const state = await counter(request, { increment: false });
+      if (!state.isAllowed && state.remaining === 0) throw refusal(state.ttl);
+    },
+    async count(request) {
+      const state = await counter(request);
+      if (!state.isAllowed && state.isExceeded) throw refusal(state.ttl);
+    },
+  };
+}

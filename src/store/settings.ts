@@ -1,0 +1,10 @@
+import type { Sql } from './db.js';
+
+/** Values of the installation kept in the database (the visitor salt, docs/behaviour.md §3.4). */
+export async function findSetting(sql: Sql, name: string): Promise<string | undefined> {
+  return (await sql.one<{ value: string }>('SELECT value FROM settings WHERE name = $1', [name]))?.value;
+}
+
+export async function insertSetting(sql: Sql, name: string, value: string): Promise<void> {
+  await sql.run('INSERT INTO settings (name, value) VALUES ($1, $2)', [name, value]);
+}
