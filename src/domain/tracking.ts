@@ -1,3 +1,4 @@
+import type { ClickRequest, LeadRequest } from '../api/index.js';
 import type { ApiKeyRow } from '../store/api-keys.js';
 import type { Sql } from '../store/db.js';
 import { programKey } from '../store/program-key.js';
@@ -9,7 +10,6 @@ import { randomToken } from './secrets.js';
 import { UniqueClicks, type ClickDeps, type Visitor } from './unique-clicks.js';
 import { batched, type BatchRun } from './write-batcher.js';
 
-export type ClickInput = { ref: string; landing_url?: string; referrer?: string; test?: boolean; ip?: string; user_agent?: string };
 
 /**
  * Who sends a click: a browser, known by its address and User-Agent, or the merchant's backend
@@ -109,7 +109,7 @@ const recordClick = batched(recordClicks);
  * POST /api/v1/track/click: a click on an active partner's referral link (docs/behaviour.md §3.1).
  * A browser is the visitor; a server-side click names its visitor with `ip` and `user_agent`.
  */
-export function trackClick(deps: ClickDeps, sender: ClickSender, input: ClickInput): Promise<ClickOutcome> {
+export function trackClick(deps: ClickDeps, sender: ClickSender, input: ClickRequest): Promise<ClickOutcome> {
   const { apiKey } = sender;
   if (!apiKey) {
     const fields = (['ip', 'user_agent'] as const).filter((field) => input[field] !== undefined);
@@ -127,7 +127,6 @@ export function trackClick(deps: ClickDeps, sender: ClickSender, input: ClickInp
   });
 }
 
-export type LeadInput = { customer_key: string; click_id: string; email?: string; name?: string };
 export type LeadOutcome =
   | { kind: 'recorded'; customerId: number }
   /** The customer key was tracked before: its customer, unchanged. */
@@ -135,7 +134,7 @@ export type LeadOutcome =
   | { kind: 'test_mode' }
   | { kind: 'no_attribution' };
 
-type PendingLead = { programId: number; input: LeadInput };
+type PendingLead = { programId: number; input: LeadRequest };
 
 /**
  * A batch of leads: the customer keys and the clicks looked up in one statement each, then one
@@ -182,7 +181,7 @@ async function recordLeads({ store, clock }: Deps, sql: Sql, leads: PendingLead[
 const recordLead = batched(recordLeads);
 
 /** POST /api/v1/track/lead: binds the merchant's customer key to the partner of a click (docs/behaviour.md §3.2). */
-export async function trackLead(deps: Deps, apiKey: ApiKeyRow, input: LeadInput): Promise<LeadOutcome> {
+export async function trackLead(deps: Deps, apiKey: ApiKeyRow, input: LeadRequest): Promise<LeadOutcome> {
   if (apiKey.mode === 'test') return { kind: 'test_mode' };
   return recordLead(deps, { programId: apiKey.program_id, input });
 }

@@ -68,8 +68,10 @@ describe('slow clients cannot hold the server', () => {
   test(`${SLOW} slow connections stay open while another client is served, then each is answered 408 and closed in time`, { timeout: 90_000 }, async () => {
     ensureOpenFiles(2 * SLOW + 1_024);
     const dir = tempDataDir();
+    // The slow requests all come from 127.0.0.1: the click endpoint's per-address limit must not answer them first.
     const server = await startServe(dir, [
       '--headers-timeout-ms', String(HEADERS_MS), '--request-timeout-ms', String(REQUEST_MS), '--keep-alive-timeout-ms', String(KEEP_ALIVE_MS),
+      '--click-rate-limit', String(10 * SLOW),
     ]);
     const port = Number(new URL(server.url).port);
     const api = factories(httpFactoryApi(server.url, readFileSync(join(dir, 'admin-token'), 'utf8').trim()));
@@ -119,7 +121,15 @@ describe('slow clients cannot hold the server', () => {
       // The server is as it was, and its log tells each timeout apart from a failure: a stalled body
       // is cut off under Fastify's reader, which must not count as a 500.
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-      const log = server.stdout().trim().split('\n').map((line) => JSON.parse(line) as { level: string; msg: string; code?: string; status?: number | null });
+      // The log reaches the pipe after the sockets close: wait (bounded) for every timeout's line.
+      const logLines = () => server.stdout().trim().split('\n').map((line) => JSON.parse(line) as { level: string; msg: string; code?: string; status?: number | null });
+      const logDeadline = performance.now() + 10_000;
+      const logged = (lines: ReturnType<typeof logLines>) =>
+        lines.filter((line) => line.msg === 'client error').length + lines.filter((line) => line.msg === 'request' && line.status === null).length;
+      while (logged(logLines()) < SLOW + SLOW / 2 && performance.now() < logDeadline) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const log = logLines();
       expect(log.filter((line) => line.msg === 'client error' && line.code === 'request_timeout')).toHaveLength(SLOW);
       expect(log.filter((line) => line.msg === 'request' && line.status === null)).toHaveLength(SLOW / 2);
       expect(log.filter((line) => line.level !== 'info')).toEqual([]);
