@@ -4,7 +4,7 @@ import { clockFromEnv } from '../src/clock.js';
 import { PartnerkitCommand } from '../src/cli/base.js';
 import { DEFAULT_EDGE, DEFAULT_RATE_LIMIT } from '../src/app.js';
 import { DEFAULT_CONNECTION_TIMEOUTS } from '../src/http/connections.js';
-import { LOG_LEVELS } from '../src/http/request-log.js';
+import { LOG_LEVELS, readableLines } from '../src/http/request-log.js';
 import { DataDirLockedError } from '../src/local.js';
 import { startServer, startupHint } from '../src/server.js';
 
@@ -26,7 +26,7 @@ export default class Serve extends PartnerkitCommand {
     'headers-timeout-ms': Flags.integer({ description: 'close a request whose headers have not arrived after this long', default: DEFAULT_CONNECTION_TIMEOUTS.headersMs, min: 1 }),
     'request-timeout-ms': Flags.integer({ description: 'close a request that has not fully arrived after this long', default: DEFAULT_CONNECTION_TIMEOUTS.requestMs, min: 1 }),
     'keep-alive-timeout-ms': Flags.integer({ description: 'close an idle keep-alive connection after this long', default: DEFAULT_CONNECTION_TIMEOUTS.keepAliveMs, min: 1 }),
-    'log-level': Flags.string({ description: 'request log level (JSON lines on stdout)', default: 'info', options: [...LOG_LEVELS] }),
+    'log-level': Flags.string({ description: 'request log level (stdout: JSON lines, or one line of text per entry on a terminal)', default: 'info', options: [...LOG_LEVELS] }),
     // The public edge (docs/behaviour.md §3.4, §8).
     'click-dedup-minutes': Flags.integer({
       description: 'a visitor following the same link again within this many minutes gets its first click id (0: every click is stored)',
@@ -52,7 +52,7 @@ export default class Serve extends PartnerkitCommand {
         host: flags.host,
         port: flags.port,
         rateLimit: { max: flags['rate-limit'], windowSeconds: flags['rate-window'] },
-        log: { level: flags['log-level'] as LogLevel },
+        log: { level: flags['log-level'] as LogLevel, stream: process.stdout.isTTY ? readableLines(process.stdout) : undefined },
         connections: { headersMs: flags['headers-timeout-ms'], requestMs: flags['request-timeout-ms'], keepAliveMs: flags['keep-alive-timeout-ms'] },
         edge: {
           clicks: { dedupMinutes: flags['click-dedup-minutes'], rateLimit: { max: flags['click-rate-limit'], windowSeconds: flags['click-rate-window'] } },

@@ -33,6 +33,37 @@ class OneLinePerRequest extends Fastify.LogController {
   override routeNotFound(): void {}
 }
 
+type LogLine = {
+  time: number;
+  level: string;
+  msg: string;
+  requestId?: string;
+  method?: string;
+  route?: string | null;
+  status?: number | null;
+  durationMs?: number;
+  code?: string;
+  err?: { message?: string; stack?: string };
+};
+
+/**
+ * On a terminal, each JSON line as one line of text with the same fields (docs/behaviour.md §11.2):
+ * `12:00:01.234 INFO  req-1 POST /api/v1/track/sale 200 3.2 ms`. Pipes and files keep the JSON.
+ */
+export function readableLines(out: { write(text: string): void }): { write(line: string): void } {
+  return {
+    write(line) {
+      const entry = JSON.parse(line) as LogLine;
+      const fields =
+        entry.msg === 'request'
+          ? [entry.requestId, entry.method, entry.route ?? '-', entry.status ?? '-', `${entry.durationMs} ms`]
+          : [entry.requestId, entry.msg, entry.status, entry.code, entry.err?.stack ?? entry.err?.message];
+      const text = fields.filter((field) => field !== undefined && field !== null).join(' ');
+      out.write(`${new Date(entry.time).toISOString().slice(11, 23)} ${entry.level.toUpperCase().padEnd(5)} ${text}\n`);
+    },
+  };
+}
+
 /** Fastify's logger options for a request log; none at all without one (tests, the in-process CLI). */
 export function loggerOptions(log: RequestLog | undefined): Pick<FastifyServerOptions, 'logger' | 'logController'> {
   if (!log) return { logger: false };
