@@ -55,7 +55,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...loggerOptions(deps.log),
     ...connectionOptions(deps.connections ?? DEFAULT_CONNECTION_TIMEOUTS),
     ...frameworkErrorOptions,
-    trustProxy: deps.trustProxy,
+    // One hop: the address the nearest proxy appended; whatever the client put before it is its own claim.
+    trustProxy: deps.trustProxy ? (_address: string, hop: number) => hop === 0 : false,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -10,7 +10,6 @@ import { randomToken } from './secrets.js';
 import { UniqueClicks, type ClickDeps, type Visitor } from './unique-clicks.js';
 import { batched, type BatchRun } from './write-batcher.js';
 
-
 /**
  * Who sends a click: a browser, known by its address and User-Agent, or the merchant's backend
  * with the program's API key, speaking for the visitor it may name in the body (docs/behaviour.md §3.1).

@@ -4,6 +4,7 @@ import Fastify, { type FastifyReply, type FastifyRequest, type FastifyServerOpti
 export type RequestLog = { level: LogLevel; stream?: { write(line: string): void } };
 
 export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const BELOW_INFO = new Set<string>(['fatal', 'error', 'warn', 'silent']);
 
 /**
  * One line per request, whatever answered it: a route, the not-found handler, or the router's own
@@ -13,6 +14,7 @@ export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info'
  */
 class OneLinePerRequest extends Fastify.LogController {
   override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
+    if (BELOW_INFO.has(request.log.level)) return; // no request line will be written: spend nothing on it
     const started = performance.now();
     reply.raw.once('close', () => {
       request.log.info(

@@ -126,6 +126,18 @@ describe('unique clicks', () => {
     expect(await t.count('clicks')).toBe(2);
   });
 
+  test("a click whose batch was rolled back is not remembered: the visitor's next click is a new one, stored and then repeated", async () => {
+    const { t, ref } = await setup();
+    await clickId(t, ref, { ip: '10.0.0.9' }); // another visitor first: the installation's salt exists
+    await t.store.transaction((sql) => sql.run('ALTER TABLE clicks RENAME TO clicks_offline'));
+    expect((await click(t, ref, { ip: '10.0.0.1' })).statusCode).toBe(500);
+    await t.store.transaction((sql) => sql.run('ALTER TABLE clicks_offline RENAME TO clicks'));
+    const stored = await clickId(t, ref, { ip: '10.0.0.1' });
+    expect(await clickId(t, ref, { ip: '10.0.0.1' })).toBe(stored);
+    expect(await t.count('clicks')).toBe(2);
+    expect(await t.count('clicks', `click_id = '${stored}'`)).toBe(1);
+  });
+
   test('within one batch two identical visitors get one click', async () => {
     const statements: string[] = [];
     const { t, ref } = await setup({ observeWrites: (sql) => statements.push(sql) });
@@ -258,6 +270,13 @@ describe('--trust-proxy', () => {
     expect(await clickId(t, ref, { forwardedFor: '198.51.100.1', ip: '10.0.0.7' })).toBe(first);
     expect((await click(t, ref, { forwardedFor: '198.51.100.1' })).statusCode).toBe(429);
     expect((await click(t, ref, { forwardedFor: '198.51.100.2' })).statusCode).toBe(200);
+  });
+
+  test('on: only the address the proxy appended counts; what the client wrote before it is ignored', async () => {
+    const { t, ref } = await setup({ trustProxy: true, clicks: { rateLimit: { max: 2, windowSeconds: 60 } } });
+    const first = await clickId(t, ref, { forwardedFor: '203.0.113.9, 198.51.100.1' });
+    expect(await clickId(t, ref, { forwardedFor: '203.0.113.10, 198.51.100.1' })).toBe(first);
+    expect((await click(t, ref, { forwardedFor: '203.0.113.11, 198.51.100.1' })).statusCode).toBe(429);
   });
 });
 
