@@ -1,6 +1,5 @@
 import { findApiKeyByHash, type ApiKeyRow } from '../store/api-keys.js';
 import type { Store } from '../store/db.js';
-import { sha256 } from './secrets.js';
 import { ForgetfulCache, perStore } from './store-cache.js';
 
 /** Unknown tokens remembered at most (the oldest make room): a flood of random keys cannot grow memory. */
@@ -15,18 +14,17 @@ const cachesOf = perStore(() => ({
 }));
 
 /**
- * What this process knows of a bearer token without reading the store: its key, null for a token
- * it looked up before and found unknown, or undefined when it has not looked the token up.
+ * What this process knows of a bearer token (by its SHA-256, the key's stored form) without reading
+ * the store: its key, null for a token it looked up before and found unknown, or undefined when it
+ * has not looked the token up.
  */
-export function cachedApiKey(store: Store, token: string): ApiKeyRow | null | undefined {
-  const hash = sha256(token);
+export function cachedApiKey(store: Store, hash: string): ApiKeyRow | null | undefined {
   const { known, unknown } = cachesOf(store);
   return known.get(hash) ?? (unknown.get(hash) ? null : undefined);
 }
 
-/** Reads the stored key for a bearer token, or undefined, and remembers the answer either way. */
-export async function readApiKey(store: Store, token: string): Promise<ApiKeyRow | undefined> {
-  const hash = sha256(token);
+/** Reads the stored key for a bearer token's SHA-256, or undefined, and remembers the answer either way. */
+export async function readApiKey(store: Store, hash: string): Promise<ApiKeyRow | undefined> {
   const { known, unknown } = cachesOf(store);
   let key: ApiKeyRow | undefined;
   // Each cache keeps the answer only if nothing was forgotten while the store was read.

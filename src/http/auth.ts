@@ -31,10 +31,11 @@ export function apiKeyAuth(deps: Deps, failures: FailedAuthentications) {
   return async (request: FastifyRequest): Promise<void> => {
     const token = bearerToken(request);
     if (!token) throw new AppError('unauthorized', 'Missing or malformed Authorization header; send Authorization: Bearer <API key>');
-    let key = cachedApiKey(deps.store, token);
+    const hash = sha256(token); // once per request: the caches and the store both know a key by it
+    let key = cachedApiKey(deps.store, hash);
     if (key === undefined) {
       await failures.refuseExhausted(request);
-      key = (await readApiKey(deps.store, token)) ?? null;
+      key = (await readApiKey(deps.store, hash)) ?? null;
     }
     if (key === null) {
       await failures.count(request);

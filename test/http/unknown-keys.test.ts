@@ -50,12 +50,12 @@ describe('unknown API keys', () => {
     const t = await buildTestApp();
     const program = await t.program();
     const token = unknownKey(7);
-    expect(await readApiKey(t.store, token)).toBeUndefined();
-    expect(cachedApiKey(t.store, token)).toBeNull();
+    expect(await readApiKey(t.store, sha256(token))).toBeUndefined();
+    expect(cachedApiKey(t.store, sha256(token))).toBeNull();
     const key = { id: 99, program_id: program.id, mode: 'live' as const, key_hash: sha256(token), prefix: token.slice(0, 12), status: 'active' as const, created_at: t.clock.now() };
     await creatingApiKeys(t.store, () => t.store.transaction((sql) => insertApiKey(sql, key)));
-    expect(cachedApiKey(t.store, token)).toBeUndefined();
-    expect(await readApiKey(t.store, token)).toMatchObject({ id: 99, program_id: program.id, status: 'active' });
+    expect(cachedApiKey(t.store, sha256(token))).toBeUndefined();
+    expect(await readApiKey(t.store, sha256(token))).toMatchObject({ id: 99, program_id: program.id, status: 'active' });
   });
 
   test('30 unknown keys a minute per address by default, then 429 without reading the store; known keys and other addresses go on', async () => {
