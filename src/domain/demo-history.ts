@@ -276,6 +276,7 @@ export function* demoHistory(options: DemoOptions, frame: DemoFrame, sources: De
       hold_until: sales.map((s) => holdUntil(new Date(s.at), DEMO_TERMS.holdDays)),
       created_at: times,
       day: times,
+      type: sales.map(() => 'sale'),
     },
     rowCount: sales.length,
   };

@@ -250,6 +250,10 @@ function decide(
     status: 'pending',
     hold_until: holdUntil(now, program.hold_days),
     created_at: now,
+    type: 'sale',
+    payout_id: null,
+    paid_at: null,
+    reason: null,
   });
   return { kind: 'recorded', saleId, commissionId };
 }

@@ -33,10 +33,17 @@ export type CommissionRow = {
   partner_program_id: number;
   amount_cents: number;
   currency: string;
-  status: 'pending';
+  status: CommissionStatus;
   hold_until: Date;
   created_at: Date;
+  type: 'sale' | 'clawback';
+  payout_id: number | null;
+  paid_at: Date | null;
+  reason: string | null;
 };
+
+/** Stored statuses; `pending` reads as `approved` after the hold under automatic approval (docs/behaviour.md §12). */
+export type CommissionStatus = 'pending' | 'approved' | 'processing' | 'paid' | 'reversed' | 'rejected';
 
 export type TestSaleRow = {
   id: number;
@@ -83,6 +90,7 @@ export function insertCommissions(sql: Sql, rows: CommissionRow[]): Promise<void
   return sql.append('commissions', [
     ['id', 'BIGINT'], ['program_id', 'BIGINT'], ['sale_id', 'BIGINT'], ['partner_program_id', 'BIGINT'], ['amount_cents', 'BIGINT'],
     ['currency', 'VARCHAR'], ['status', 'VARCHAR'], ['hold_until', 'TIMESTAMP'], ['created_at', 'TIMESTAMP'], ['day', 'DATE'],
+    ['type', 'VARCHAR'], ['payout_id', 'BIGINT'], ['paid_at', 'TIMESTAMP'], ['reason', 'VARCHAR'],
   ], rows.map((c) => ({ ...c, day: c.created_at })));
 }
 
