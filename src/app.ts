@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Clock } from './clock.js';
-import { MAX_JSON_BYTES } from './api/index.js';
+import { health, MAX_JSON_BYTES } from './api/index.js';
 import { connectionOptions, DEFAULT_CONNECTION_TIMEOUTS, type ConnectionTimeouts } from './http/connections.js';
 import { frameworkErrorOptions, registerErrorHandling } from './http/errors.js';
 import { loggerOptions, type RequestLog } from './http/request-log.js';
@@ -83,7 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(rateLimit, { global: false });
 
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/healthz', { schema: { hide: true, response: { 200: health } } }, async () => ({ status: 'ok' as const, now: deps.clock.now().toISOString() }));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(trackingRoutes(deps));
   await app.register(reportRoutes(deps));

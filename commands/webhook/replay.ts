@@ -3,8 +3,7 @@ import { Args, Flags } from '@oclif/core';
 import cliProgress from 'cli-progress';
 import type { WebhookResult } from '../../src/api/index.js';
 import { PartnerkitCommand } from '../../src/cli/base.js';
-import { fillPlaceholders, fixtureFiles, signStripePayload, withFreshEventId } from '../../src/cli/stripe-fixtures.js';
-import { clockFromEnv, type Clock } from '../../src/clock.js';
+import { fillPlaceholders, fixtureFiles, freshEventId, shiftEventTimes, signStripePayload } from '../../src/cli/stripe-fixtures.js';
 import type { PartnerkitClient } from '../../src/sdk/client.js';
 import { PartnerkitError } from '../../src/sdk/errors.js';
 
@@ -27,8 +26,9 @@ export default class WebhookReplay extends PartnerkitCommand {
   static override description = `Sign Stripe event fixtures with a program's webhook secret and post them to its webhook endpoint
 
 Each {{KEY}} placeholder is replaced (PROGRAM_ID is the --program value; others come from --set),
-the event gets a fresh id unless --keep-id, and the Stripe-Signature timestamp is the service
-clock's (PARTNERKIT_NOW when set). One line per file: HTTP status and outcome; with --json, per file
+the event gets a fresh id unless --keep-id, its times are moved so that it was created now by the
+receiving service's clock unless --keep-times, and the Stripe-Signature timestamp is that clock's
+reading (asked from the server, GET /healthz; PARTNERKIT_NOW in-process). One line per file: HTTP status and outcome; with --json, per file
 its event id, HTTP status, the endpoint's answer (result) or the failure (error). Exits 1 when any
 delivery is not answered with 2xx.`;
 
@@ -44,13 +44,13 @@ delivery is not answered with 2xx.`;
     secret: Flags.string({ description: "webhook signing secret (default: the program's, looked up through the admin API)" }),
     set: Flags.string({ description: 'placeholder value, KEY=VALUE (repeatable)', multiple: true, multipleNonGreedy: true }),
     'keep-id': Flags.boolean({ description: "keep each fixture's event id (a second replay is then a redelivery)", default: false }),
+    'keep-times': Flags.boolean({ description: "keep each fixture's times as written instead of moving them to the service clock's now", default: false }),
   };
 
   async run() {
     const { argv, flags } = await this.parse(WebhookReplay);
     const files = fixtureFiles(argv as string[]);
     const values: Record<string, string> = { PROGRAM_ID: String(flags.program), ...this.placeholderValues(flags.set ?? []) };
-    const clock = clockFromEnv();
     const showBar = files.length >= PROGRESS_BAR_FROM && Boolean(process.stderr.isTTY) && !this.jsonEnabled();
 
     const deliveries = await this.withClient(flags, {}, async (client) => {
@@ -59,7 +59,7 @@ delivery is not answered with 2xx.`;
       bar?.start(files.length, 0);
       const results: Delivery[] = [];
       for (const file of files) {
-        const delivery = await deliver(client, { file, programId: flags.program, secret, values, keepId: flags['keep-id'], clock });
+        const delivery = await deliver(client, { file, programId: flags.program, secret, values, keepId: flags['keep-id'], keepTimes: flags['keep-times'] });
         results.push(delivery);
         if (bar) bar.increment();
         else if (!this.jsonEnabled()) this.log(describe(delivery));
@@ -88,15 +88,21 @@ delivery is not answered with 2xx.`;
   }
 }
 
-type DeliveryInput = { file: string; programId: number; secret: string; values: Record<string, string>; keepId: boolean; clock: Clock };
+type DeliveryInput = { file: string; programId: number; secret: string; values: Record<string, string>; keepId: boolean; keepTimes: boolean };
 
 async function deliver(client: PartnerkitClient, input: DeliveryInput): Promise<Delivery> {
   const delivery: Delivery = { file: input.file, event_id: null, status: null, result: null, error: null };
   try {
-    let payload = fillPlaceholders(readFileSync(input.file, 'utf8'), input.values);
-    if (input.keepId) delivery.event_id = (JSON.parse(payload) as { id?: string }).id ?? null;
-    else ({ payload, eventId: delivery.event_id } = withFreshEventId(payload));
-    const signature = signStripePayload(payload, input.secret, Math.floor(input.clock.now().getTime() / 1000));
+    const filled = fillPlaceholders(readFileSync(input.file, 'utf8'), input.values);
+    const event = JSON.parse(filled) as { id?: string } & Record<string, unknown>;
+    // Asked per delivery: the signature must fall within the tolerance of the server's clock,
+    // whether it is pinned or running, however long the replay takes.
+    const now = new Date((await client.health()).now);
+    if (!input.keepId) event.id = freshEventId();
+    if (!input.keepTimes) shiftEventTimes(event, now);
+    delivery.event_id = event.id ?? null;
+    const payload = input.keepId && input.keepTimes ? filled : `${JSON.stringify(event, null, 2)}\n`;
+    const signature = signStripePayload(payload, input.secret, Math.floor(now.getTime() / 1000));
     delivery.result = await client.postStripeEvent(input.programId, payload, signature);
     delivery.status = 200;
   } catch (error) {

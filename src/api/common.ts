@@ -17,6 +17,10 @@ export const programParams = z.object({ programId: pathId });
 /** An instant as the API writes it: ISO 8601 in UTC (`toISOString()`). */
 export const instant = z.iso.datetime();
 
+/** GET /healthz: alive, and the service clock's reading (docs/behaviour.md §1.4), which signers of replayed webhooks use. */
+export const health = z.object({ status: z.literal('ok'), now: instant });
+export type Health = z.infer<typeof health>;
+
 const platformError = z
   .object({
     data: z.null(),

@@ -31,11 +31,34 @@ export function fillPlaceholders(text: string, values: Record<string, string>): 
   return filled;
 }
 
-/** The event with a new id, so Stripe-side deduplication by event id does not swallow a replay. */
-export function withFreshEventId(payload: string): { payload: string; eventId: string } {
-  const event = JSON.parse(payload) as { id?: string };
-  event.id = `evt_${randomBytes(18).toString('base64url')}`;
-  return { payload: `${JSON.stringify(event, null, 2)}\n`, eventId: event.id };
+/** A new event id, so deduplication by event id does not swallow a replay. */
+export function freshEventId(): string {
+  return `evt_${randomBytes(18).toString('base64url')}`;
+}
+
+/** Stripe's names for instants (unix seconds): created, start, end, and *_at, *_start, *_end, billing_cycle_anchor. */
+const TIME_FIELD = /^(created|start|end|billing_cycle_anchor)$|_(at|start|end)$/;
+/** Unix seconds between 2001 and 2286: a field so named holding a smaller number is not an instant. */
+const isUnixSeconds = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 1e9 && (value as number) < 1e10;
+
+/**
+ * Moves every instant of the event by the same amount so that its `created` is `to`: the payment
+ * happened "now" by the receiving server's clock, and the times stay in the order written
+ * (docs/behaviour.md §9.3). An event without a numeric `created` is left as it is.
+ */
+export function shiftEventTimes(event: Record<string, unknown>, to: Date): void {
+  if (!isUnixSeconds(event.created)) return;
+  const delta = Math.floor(to.getTime() / 1000) - event.created;
+  const shift = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(shift);
+    if (node === null || typeof node !== 'object') return;
+    const object = node as Record<string, unknown>;
+    for (const [key, value] of Object.entries(object)) {
+      if (TIME_FIELD.test(key) && isUnixSeconds(value)) object[key] = value + delta;
+      else shift(value);
+    }
+  };
+  shift(event);
 }
 
 /** A Stripe-Signature header over the exact payload, as Stripe computes it. */

@@ -1,6 +1,6 @@
 import type {
   ApiKey, ClickRequest, ClickResult, CreateApiKeyRequest, CreatedApiKey, CreatedProgram, CreatePartnerRequest, CreateProgramRequest,
-  CreateSessionRequest, DemoRequest, DemoResult, EnrollPartnerRequest, Enrollment, LeadRequest, LeadResult, LiveSaleResult, MemberRequest,
+  CreateSessionRequest, DemoRequest, DemoResult, EnrollPartnerRequest, Enrollment, Health, LeadRequest, LeadResult, LiveSaleResult, MemberRequest,
   Membership, Partner, PerformanceQuery, PerformanceReport, ProductRule, ProductRuleRequest, Program, RetiredApiKey, SaleRequest, SaleResult,
   Session, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
 } from '../api/index.js';
@@ -100,6 +100,11 @@ export class PartnerkitClient {
   /** POST /api/v1/track/lead. */
   trackLead(body: LeadRequest): Promise<LeadResult> {
     return this.post('/api/v1/track/lead', body, 'apiKey');
+  }
+
+  /** GET /healthz: whether the server answers, and its clock (pinned by PARTNERKIT_NOW, or the system's). */
+  health(): Promise<Health> {
+    return this.request({ method: 'GET', path: '/healthz' }, 'none');
   }
 
   /**

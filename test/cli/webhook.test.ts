@@ -5,9 +5,13 @@ import { Store } from '../../src/store/db.js';
 import { cliEnv, runCli, runJson, startServe, tempDataDir } from '../helpers/cli.js';
 import { FIXTURES } from '../helpers/stripe.js';
 
-/** A data dir with program 1, an enrolled partner and lead user_42 (e-mail jenny@shop.example). */
-async function merchant() {
+/**
+ * A data dir with program 1, an enrolled partner and lead user_42 (e-mail jenny@shop.example),
+ * set up in-process with the clock pinned, or through `server` with its clock.
+ */
+async function merchant(server?: (dir: string) => Promise<unknown>) {
   const dir = tempDataDir();
+  await server?.(dir);
   const env = cliEnv(dir, { PARTNERKIT_NOW: '2026-03-01T12:00:00Z' });
   const program = await runJson(['program', 'create', '--name', 'Shop'], env);
   await runJson(['partner', 'create', '--name', 'Jane', '--email', 'jane@example.com'], env);
@@ -119,5 +123,24 @@ describe('partnerkit webhook replay / webhook events', () => {
     expect(await runJson(['webhook', 'events', '--program', '1'], env)).toHaveLength(2);
     expect(await server.stop()).toBe(0);
     expect(await saleTotals(dir)).toEqual({ sales: 1, revenue: 2900 });
+  }, CLI_TIMEOUT);
+
+  test("the replay signs with the receiving server's clock, whichever side is pinned, and moves the event's times to that clock's now", async () => {
+    // The server pinned, the CLI on the system clock.
+    const pinned = await merchant();
+    const pinnedServer = await startServe(pinned.dir, [], { PARTNERKIT_NOW: '2026-03-01T12:00:00Z' });
+    const unpinnedCli = cliEnv(pinned.dir);
+    const one = await runJson(['webhook', 'replay', file('checkout-one-time'), '--program', '1', ...pinned.set], unpinnedCli);
+    expect(one.map(({ status, result }: { status: number; result: WebhookResult }) => [status, result.outcome, result.sale_id])).toEqual([[200, 'recorded', 1]]);
+    expect(await pinnedServer.stop()).toBe(0);
+
+    // The server on the system clock (the merchant set up through it), the CLI pinned to March.
+    const running = await merchant((dir) => startServe(dir));
+    const replayed = await runJson(['webhook', 'replay', file('checkout-one-time'), '--program', '1', ...running.set], running.env);
+    expect(replayed.map(({ status, result }: { status: number; result: WebhookResult }) => [status, result.outcome, result.sale_id])).toEqual([[200, 'recorded', 1]]);
+    // Dated by the moved event time: today by the server's clock, not March.
+    const report = await runJson(['report', 'performance', '1', '--period', '7d'], running.env);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(report.data.find((d: { date: string }) => d.date === today)).toMatchObject({ revenue: 54.99 });
   }, CLI_TIMEOUT);
 });

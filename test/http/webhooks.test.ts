@@ -10,8 +10,18 @@ function answer(event: Event, outcome: string, reason: string | null, saleId: nu
   return { received: true, event_id: event.id, type: event.type, outcome, reason, sale_id: saleId, redelivery };
 }
 
-function signatureError(message: string) {
-  return { data: null, error: { status: 400, name: 'SignatureError', message, details: null, code: 'invalid_signature' } };
+function signatureError(message: string, details: unknown = null) {
+  return { data: null, error: { status: 400, name: 'SignatureError', message, details, code: 'invalid_signature' } };
+}
+
+/** A signature dated outside the tolerance: the answer names both clocks. */
+function clockError(direction: 'old' | 'in the future', signedAtSeconds: number, now = T0) {
+  const signed = new Date(signedAtSeconds * 1000).toISOString();
+  const service = new Date(now).toISOString();
+  return signatureError(
+    `The signature timestamp is more than 300 s ${direction}: signed at ${signed}, the service clock reads ${service} (sign with the service clock: GET /healthz tells it)`,
+    { signed_at: signed, service_now: service, tolerance_seconds: 300 },
+  );
 }
 
 async function setup(programOptions: Record<string, unknown> = {}) {
@@ -126,13 +136,13 @@ describe('signature verification', () => {
     ['no Stripe-Signature header', { header: null }, 'Missing Stripe-Signature header'],
     ['a header without a v1 signature', { header: 't=1772366400' }, "The Stripe-Signature header does not match the body and this program's webhook secret"],
     ['the wrong secret', { secret: 'whsec_not_this_programs' }, "The Stripe-Signature header does not match the body and this program's webhook secret"],
-    ['a timestamp 301 s old', { timestamp: Date.parse(T0) / 1000 - 301 }, 'The signature timestamp is more than 300 s old'],
-    ['a timestamp 301 s in the future', { timestamp: Date.parse(T0) / 1000 + 301 }, 'The signature timestamp is more than 300 s in the future'],
-    ['a timestamp a year in the future', { timestamp: Date.parse(T0) / 1000 + 365 * 86_400 }, 'The signature timestamp is more than 300 s in the future'],
-  ])('%s is 400 invalid_signature, nothing recorded', async (_name, options, message) => {
+    ['a timestamp 301 s old', { timestamp: Date.parse(T0) / 1000 - 301 }, clockError('old', Date.parse(T0) / 1000 - 301)],
+    ['a timestamp 301 s in the future', { timestamp: Date.parse(T0) / 1000 + 301 }, clockError('in the future', Date.parse(T0) / 1000 + 301)],
+    ['a timestamp a year in the future', { timestamp: Date.parse(T0) / 1000 + 365 * 86_400 }, clockError('in the future', Date.parse(T0) / 1000 + 365 * 86_400)],
+  ])('%s is 400 invalid_signature, nothing recorded', async (_name, options, expected) => {
     const { t, send, load } = await merchant();
     const response = await send(load('checkout-one-time'), options);
-    expect(response).toEqual({ status: 400, body: signatureError(message) });
+    expect(response).toEqual({ status: 400, body: typeof expected === 'string' ? signatureError(expected) : expected });
     expect(await t.count('webhook_events')).toBe(0);
     expect(await t.count('sale_events')).toBe(0);
   });
@@ -167,7 +177,7 @@ describe('signature verification', () => {
     const future = Date.parse(T0) / 1000 + 301;
     // Signed 301 s ahead; an earlier t= in the header must not hide that.
     const header = `t=${Date.parse(T0) / 1000},${signStripePayload(payload, program.webhookSecret, future)}`;
-    expect(await send(payload, { header })).toEqual({ status: 400, body: signatureError('The signature timestamp is more than 300 s in the future') });
+    expect(await send(payload, { header })).toEqual({ status: 400, body: clockError('in the future', future) });
     expect(await send(payload, { timestamp: Date.parse(T0) / 1000 + 300 })).toEqual({ status: 200, body: answer(event, 'recorded', null, 1) });
   });
 
@@ -176,7 +186,7 @@ describe('signature verification', () => {
     t.clock.set('2030-01-01T00:00:00.000Z');
     const event = fixture<Event>('customer-created');
     expect((await send(event, { timestamp: Date.parse('2029-12-31T23:56:00.000Z') / 1000 })).body).toEqual(answer(event, 'ignored', 'unhandled_event_type', null));
-    expect((await send({ ...event, id: 'evt_2' }, { timestamp: Date.parse(T0) / 1000 })).body).toEqual(signatureError('The signature timestamp is more than 300 s old'));
+    expect((await send({ ...event, id: 'evt_2' }, { timestamp: Date.parse(T0) / 1000 })).body).toEqual(clockError('old', Date.parse(T0) / 1000, '2030-01-01T00:00:00.000Z'));
   });
 
   test("another program's secret does not verify; an unknown program is 404; a malformed id is 400", async () => {

@@ -11,13 +11,26 @@ const SIGNATURE_TOLERANCE_SECONDS = 300;
 // building an in-process app would otherwise pay.
 let stripeModule: Promise<typeof import('stripe')> | undefined;
 
-function signatureError(error: unknown): AppError {
+function signatureError(error: unknown, header: string, now: Date): AppError {
   const message = error instanceof Error ? error.message : '';
   if (/No stripe-signature header/i.test(message)) return new AppError('invalid_signature', 'Missing Stripe-Signature header');
-  if (/tolerance/i.test(message)) {
-    return new AppError('invalid_signature', `The signature timestamp is more than ${SIGNATURE_TOLERANCE_SECONDS} s old`);
-  }
+  if (/tolerance/i.test(message)) return clockMismatch(signedAtSeconds(header), now, 'old');
   return new AppError('invalid_signature', "The Stripe-Signature header does not match the body and this program's webhook secret");
+}
+
+/**
+ * A signature dated outside the tolerance names both clocks, so whoever signed it (a fixture
+ * replay, a test) can see which one to fix (docs/behaviour.md §6.2).
+ */
+function clockMismatch(signedAt: number, now: Date, direction: 'old' | 'in the future'): AppError {
+  const signed = new Date(signedAt * 1000).toISOString();
+  const service = now.toISOString();
+  return new AppError(
+    'invalid_signature',
+    `The signature timestamp is more than ${SIGNATURE_TOLERANCE_SECONDS} s ${direction}: signed at ${signed}, the service clock reads ${service}` +
+      ' (sign with the service clock: GET /healthz tells it)',
+    { signed_at: signed, service_now: service, tolerance_seconds: SIGNATURE_TOLERANCE_SECONDS },
+  );
 }
 
 /**
@@ -45,11 +58,10 @@ export async function verifyStripeEvent(rawBody: Buffer, header: string | undefi
   } catch (error) {
     // Thrown by JSON.parse after the signature matched: a signed body that is not JSON.
     if (error instanceof SyntaxError) throw invalidRequest([{ field: 'body', message: 'Body is not valid JSON' }]);
-    throw signatureError(error);
+    throw signatureError(error, header ?? '', now);
   }
   // The library refuses only old timestamps; a signature dated ahead could be replayed until then.
-  if (signedAtSeconds(header!) - Math.floor(now.getTime() / 1000) > SIGNATURE_TOLERANCE_SECONDS) {
-    throw new AppError('invalid_signature', `The signature timestamp is more than ${SIGNATURE_TOLERANCE_SECONDS} s in the future`);
-  }
+  const signedAt = signedAtSeconds(header!);
+  if (signedAt - Math.floor(now.getTime() / 1000) > SIGNATURE_TOLERANCE_SECONDS) throw clockMismatch(signedAt, now, 'in the future');
   return parseEnvelope(event);
 }
