@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import cliProgress from 'cli-progress';
 import { PartnerkitCommand } from '../src/cli/base.js';
+import { nextCommand } from '../src/cli/next-command.js';
 import { renderObject } from '../src/cli/output.js';
 import { clockFromEnv } from '../src/clock.js';
 import { runningServer, type DataDir } from '../src/config.js';
@@ -41,8 +42,10 @@ export default class Demo extends PartnerkitCommand {
       member: result.memberEmail,
       'session token': `${result.sessionToken} (expires ${result.sessionExpiresAt})`,
     }));
-    this.log(`\nTry:\n  npx partnerkit report performance ${result.programId}\n  npx partnerkit report performance ${result.programId} --period 90d\n` +
-      `  PARTNERKIT_SESSION_TOKEN=${result.sessionToken} npx partnerkit report performance ${result.programId} --period 30d --csv`);
+    const report = ['report', 'performance', String(result.programId)];
+    const next = (args: string[], env?: Record<string, string>) => nextCommand(this.config.root, args, flags, env);
+    this.log(['\nTry:', next(report), next([...report, '--period', '90d']),
+      next([...report, '--period', '30d', '--csv'], { PARTNERKIT_SESSION_TOKEN: result.sessionToken })].join('\n  '));
     return result;
   }
 

@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import type { LogLevel } from 'fastify';
 import { clockFromEnv } from '../src/clock.js';
 import { PartnerkitCommand } from '../src/cli/base.js';
+import { nextCommand } from '../src/cli/next-command.js';
 import { DEFAULT_EDGE, DEFAULT_RATE_LIMIT } from '../src/app.js';
 import { DEFAULT_CONNECTION_TIMEOUTS } from '../src/http/connections.js';
 import { LOG_LEVELS, readableLines } from '../src/http/request-log.js';
@@ -65,7 +66,8 @@ export default class Serve extends PartnerkitCommand {
       throw error;
     }
     this.logToStderr(`partnerkit listening on ${server.url} (data dir ${dir.root})`);
-    this.logToStderr(await startupHint(server));
+    // Other commands find this server through the data dir, so the hint names the dir, not the URL.
+    this.logToStderr(await startupHint(server, (args) => nextCommand(this.config.root, args, { 'data-dir': flags['data-dir'] })));
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         this.logToStderr(`${signal}: draining requests and closing the database…`);

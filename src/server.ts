@@ -57,8 +57,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 }
 
 /** What to tell an operator on start: the next command when the data dir has no program yet. */
-export async function startupHint(server: RunningServer): Promise<string> {
+/** What to do next, with `command` rendering a CLI command line that reaches this server's data dir. */
+export async function startupHint(server: RunningServer, command: (args: string[]) => string): Promise<string> {
   const programs = await listPrograms(server.deps);
-  if (programs.length > 0) return `${programs.length} program(s) on this data dir. Try: npx partnerkit program list`;
-  return 'No programs yet. Create one in another terminal:\n  npx partnerkit program create --name "My program"';
+  if (programs.length > 0) return `${programs.length} program(s) on this data dir. Try: ${command(['program', 'list'])}`;
+  return `No programs yet. Create one in another terminal:\n  ${command(['program', 'create', '--name', 'My program'])}`;
 }
