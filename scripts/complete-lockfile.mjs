@@ -12,7 +12,8 @@ for (const meta of Object.values(lock.packages)) {
     const key = `node_modules/${name}`;
     const platform = /(darwin|win32|linux)-(x64|arm64)(?:-(glibc|musl))?$/.exec(name);
     if (lock.packages[key] || !platform) continue;
-    lock.packages[key] = { version, optional: true, os: [platform[1]], cpu: [platform[2]], ...(platform[3] ? { libc: [platform[3]] } : {}) };
+    // Keys in the order npm writes them, so a later `npm install` leaves the file as it is.
+    lock.packages[key] = { version, cpu: [platform[2]], ...(platform[3] ? { libc: [platform[3]] } : {}), optional: true, os: [platform[1]] };
     added.push(key);
   }
 }
