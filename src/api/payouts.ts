@@ -9,8 +9,15 @@ export const PAYOUT_STATUSES = ['processing', 'paid', 'canceled'] as const;
 export const EXPORT_FORMATS = ['csv', 'paypal', 'wise'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
-/** The response header naming the payouts an export left out (docs/behaviour.md §13.8). */
+/**
+ * The response headers of an export (docs/behaviour.md §13.8), comma-separated: the payouts in the
+ * file, the payouts it left out, and why, in the same order.
+ */
+export const EXPORTED_PAYOUTS_HEADER = 'partnerkit-exported-payouts';
 export const SKIPPED_PAYOUTS_HEADER = 'partnerkit-skipped-payouts';
+export const SKIP_REASONS_HEADER = 'partnerkit-skipped-reasons';
+export const SKIP_REASONS = ['no_payout_email', 'other_payout_method'] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
 
 /** Most ids one approve or reject takes. */
 export const MAX_REVIEW_IDS = 10_000;

@@ -1,10 +1,10 @@
-import type { ExportFormat } from '../api/index.js';
+import type { ExportFormat, SkipReason } from '../api/index.js';
+import { centsText } from '../money.js';
 import type { PartnerRow } from '../store/partners.js';
 import type { PayoutRow } from '../store/payouts.js';
 
 /** A payout with its partner, as an export reads it. */
 export type ExportedPayout = { payout: PayoutRow; partner: PartnerRow };
-export type SkipReason = 'no_payout_email' | 'other_payout_method';
 export type SkippedPayout = { payoutId: number; partnerId: number; reason: SkipReason };
 
 /** One field of an RFC 4180 record: quoted when it holds a comma, a quote or a line break, quotes doubled. */
@@ -16,11 +16,6 @@ function field(value: string | number): string {
 /** Records as RFC 4180 text: fields joined by commas, every record ended by CRLF. */
 function csv(records: Array<Array<string | number>>): string {
   return records.map((r) => `${r.map(field).join(',')}\r\n`).join('');
-}
-
-/** Positive cents as an amount with two decimals, exact at any size: 123456 → "1234.56". */
-function amount(cents: bigint): string {
-  return `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`;
 }
 
 /** The id a PayPal or Wise row carries back to partnerkit (PayPal allows 30 characters, no spaces). */
@@ -49,7 +44,7 @@ const FORMATS: Record<ExportFormat, Format> = {
     header: ['partner_id', 'partner_name', 'payout_email', 'payout_method', 'currency', 'amount', 'commission_count', 'payout_id'],
     skip: () => null,
     record: ({ payout, partner }) => [
-      partner.id, partner.name, partner.payout_email ?? '', partner.payout_method ?? '', payout.currency, amount(payout.amount_cents),
+      partner.id, partner.name, partner.payout_email ?? '', partner.payout_method ?? '', payout.currency, centsText(payout.amount_cents),
       payout.commission_ids.length, payout.id,
     ],
   },
@@ -58,7 +53,7 @@ const FORMATS: Record<ExportFormat, Format> = {
     header: null,
     skip: providerSkip('paypal'),
     record: ({ payout, partner }) => [
-      partner.payout_email!, amount(payout.amount_cents), payout.currency, reference(payout), `Partner commission payout ${payout.id}`, 'PAYPAL',
+      partner.payout_email!, centsText(payout.amount_cents), payout.currency, reference(payout), `Partner commission payout ${payout.id}`, 'PAYPAL',
     ],
   },
   // Wise batch payment, "send by email" template: the partner gets the exact amount in the payout's currency.
@@ -66,22 +61,25 @@ const FORMATS: Record<ExportFormat, Format> = {
     header: ['name', 'recipientEmail', 'paymentReference', 'receiverType', 'amountCurrency', 'amount', 'sourceCurrency', 'targetCurrency'],
     skip: providerSkip('wise'),
     record: ({ payout, partner }) => [
-      partner.name, partner.payout_email!, reference(payout), 'PERSON', 'target', amount(payout.amount_cents), payout.currency, payout.currency,
+      partner.name, partner.payout_email!, reference(payout), 'PERSON', 'target', centsText(payout.amount_cents), payout.currency, payout.currency,
     ],
   },
 };
 
-export type ExportResult = { file: string; rows: number; skipped: SkippedPayout[] };
+export type ExportResult = { file: string; exported: number[]; skipped: SkippedPayout[] };
 
-/** The file of `format` for the payouts (in payout order), how many rows it has, and which payouts it left out and why. */
+/** The file of `format` for the payouts (in payout order), the payouts in it, and the ones it left out and why. */
 export function exportFile(format: ExportFormat, payouts: ExportedPayout[]): ExportResult {
   const { header, skip, record } = FORMATS[format];
   const records: Array<Array<string | number>> = [];
+  const exported: number[] = [];
   const skipped: SkippedPayout[] = [];
   for (const e of payouts) {
     const reason = skip(e);
-    if (reason === null) records.push(record(e));
-    else skipped.push({ payoutId: e.payout.id, partnerId: e.partner.id, reason });
+    if (reason === null) {
+      records.push(record(e));
+      exported.push(e.payout.id);
+    } else skipped.push({ payoutId: e.payout.id, partnerId: e.partner.id, reason });
   }
-  return { file: csv(header ? [header, ...records] : records), rows: records.length, skipped };
+  return { file: csv(header ? [header, ...records] : records), exported, skipped };
 }

@@ -3,7 +3,7 @@ import type {
   CreatePartnerRequest, CreateProgramRequest, CreateSessionRequest, DemoRequest, DemoResult, EnrollPartnerRequest, Enrollment, ExportFormat,
   LeadRequest, LeadResult, LiveSaleResult, MemberRequest, Membership, Partner, Payout, PayoutBatch, PayoutPreview, PayoutStatus,
   PerformanceQuery, PerformanceReport, ProductRule, ProductRuleRequest, Program, RejectCommissionsRequest, RetiredApiKey, SaleRequest,
-  SaleResult, Session, SKIPPED_PAYOUTS_HEADER, UpdatePartnerRequest, UpdateProgramRequest, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret,
+  EXPORTED_PAYOUTS_HEADER, SaleResult, Session, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER, SkipReason, UpdatePartnerRequest, UpdateProgramRequest, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret,
   WebhookSecretRequest,
 } from '../api/index.js';
 import { PartnerkitError } from './errors.js';
@@ -25,8 +25,14 @@ export type ClientOptions = {
 
 type Credential = 'apiKey' | 'token' | 'none';
 
-/** The export's header naming the payouts it left out (the API's constant, checked by type: the SDK loads no API module). */
+// The export's headers naming the payouts in the file, the ones it left out and why: the API's
+// constants, checked by type (the SDK loads no module of the API).
+const EXPORTED_HEADER: typeof EXPORTED_PAYOUTS_HEADER = 'partnerkit-exported-payouts';
 const SKIPPED_HEADER: typeof SKIPPED_PAYOUTS_HEADER = 'partnerkit-skipped-payouts';
+const REASONS_HEADER: typeof SKIP_REASONS_HEADER = 'partnerkit-skipped-reasons';
+
+/** A comma-separated header as its values. */
+const headerList = (value: unknown) => (value === undefined || value === '' ? [] : String(value).split(','));
 
 /** The path with the query's given values as its search string. */
 function withQuery(path: string, query: Record<string, string | number | undefined>): string {
@@ -216,11 +222,12 @@ export class PartnerkitClient {
     cancel: (payoutId: number) => this.post<Payout>(`/api/payouts/${payoutId}/cancel`),
     /** POST /api/payout-batches/:batchId/mark-paid */
     markBatchPaid: (batchId: number) => this.post<PayoutBatch>(`/api/payout-batches/${batchId}/mark-paid`),
-    /** GET /api/payout-batches/:batchId/export: the CSV text and the ids of the payouts it left out. */
+    /** GET /api/payout-batches/:batchId/export: the CSV text, the payouts in it, and the ones it left out with the reason. */
     export: async (batchId: number, query: { format: ExportFormat; currency?: string }) => {
       const response = await this.send({ method: 'GET', path: withQuery(`/api/payout-batches/${batchId}/export`, query) });
-      const skipped = String(response.headers[SKIPPED_HEADER] ?? '');
-      return { file: response.body as string, skippedPayoutIds: skipped === '' ? [] : skipped.split(',').map(Number) };
+      const reasons = headerList(response.headers[REASONS_HEADER]);
+      const skipped = headerList(response.headers[SKIPPED_HEADER]).map((id, i) => ({ payoutId: Number(id), reason: reasons[i] as SkipReason }));
+      return { file: response.body as string, exportedPayoutIds: headerList(response.headers[EXPORTED_HEADER]).map(Number), skipped };
     },
   };
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import {
   approveCommissionsRequestSchema, batchParams, commissionSchema, commissionsQuerySchema, exportFileSchema, exportQuerySchema, payoutBatchSchema,
   payoutParams, payoutPreviewSchema, payoutSchema, payoutsQuerySchema, programParams, rejectCommissionsRequestSchema, responses,
-  SKIPPED_PAYOUTS_HEADER,
+  EXPORTED_PAYOUTS_HEADER, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER,
 } from '../../api/index.js';
 import type { AppDeps } from '../../app.js';
 import type { Viewer } from '../../domain/access.js';
@@ -139,7 +139,7 @@ export function payoutRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       (request) => markBatchPaid(deps, viewer(request), request.params.batchId),
     );
 
-    // GET /api/payout-batches/:batchId/export: text/csv; the payouts left out are named in a header.
+    // GET /api/payout-batches/:batchId/export: text/csv; headers name the payouts in it and the ones left out.
     app.get(
       '/api/payout-batches/:batchId/export',
       {
@@ -153,9 +153,11 @@ export function payoutRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const { format, currency } = request.query;
-        const { file, skipped } = await exportBatch(deps, viewer(request), request.params.batchId, format, currency);
+        const { file, exported, skipped } = await exportBatch(deps, viewer(request), request.params.batchId, format, currency);
         return reply
+          .header(EXPORTED_PAYOUTS_HEADER, exported.join(','))
           .header(SKIPPED_PAYOUTS_HEADER, skipped.map((s) => s.payoutId).join(','))
+          .header(SKIP_REASONS_HEADER, skipped.map((s) => s.reason).join(','))
           .header('content-disposition', `attachment; filename="payout-batch-${request.params.batchId}-${format}.csv"`)
           .type('text/csv; charset=utf-8')
           .send(file);
