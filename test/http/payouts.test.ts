@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { PartnerkitClient } from '../../src/sdk/client.js';
 import { insertCommissions, type CommissionRow } from '../../src/store/sales.js';
 import { ADMIN_TOKEN, buildTestApp, T0, type ProgramFixture, type TestApp } from '../helpers/app.js';
 
@@ -497,6 +498,7 @@ describe('exports', () => {
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(response.headers['content-disposition']).toBe('attachment; filename="payout-batch-1-csv.csv"');
+    expect(response.headers['partnerkit-exported-payouts']).toBe('1,2,3,4,5');
     expect(response.headers['partnerkit-skipped-payouts']).toBe('');
     expect(response.body).toBe(
       'partner_id,partner_name,payout_email,payout_method,currency,amount,commission_count,payout_id\r\n' +
@@ -518,7 +520,9 @@ describe('exports', () => {
     const usd = await call(t, 'GET', '/api/payout-batches/1/export?format=paypal&currency=usd');
     expect(usd.status).toBe(200);
     expect(usd.body).toBe('ann.pay@example.com,493.82,USD,pk-payout-2,Partner commission payout 2,PAYPAL\r\n');
+    expect(usd.headers['partnerkit-exported-payouts']).toBe('2');
     expect(usd.headers['partnerkit-skipped-payouts']).toBe('3,4,5');
+    expect(usd.headers['partnerkit-skipped-reasons']).toBe('other_payout_method,no_payout_email,other_payout_method');
     const eur = await call(t, 'GET', '/api/payout-batches/1/export?format=paypal&currency=EUR');
     expect(eur.body).toBe('ann.pay@example.com,1.00,EUR,pk-payout-1,Partner commission payout 1,PAYPAL\r\n');
     expect(eur.headers['partnerkit-skipped-payouts']).toBe('');
@@ -539,6 +543,23 @@ describe('exports', () => {
     const after = await call(t, 'GET', '/api/payout-batches/1/export?format=wise&currency=USD');
     expect(after.body).toBe('name,recipientEmail,paymentReference,receiverType,amountCurrency,amount,sourceCurrency,targetCurrency\r\n');
     expect(after.headers['partnerkit-skipped-payouts']).toBe('2,5');
+  });
+
+  test('the SDK over HTTP: the file as text (an empty one too), the exported and skipped payouts from the headers', async () => {
+    const { t } = await batch();
+    const client = new PartnerkitClient({ baseUrl: await t.app.listen({ host: '127.0.0.1', port: 0 }), token: ADMIN_TOKEN });
+    expect(await client.payouts.export(1, { format: 'paypal', currency: 'EUR' })).toEqual({
+      file: 'ann.pay@example.com,1.00,EUR,pk-payout-1,Partner commission payout 1,PAYPAL\r\n',
+      exportedPayoutIds: [1],
+      skipped: [],
+    });
+    await client.payouts.markPaid(2);
+    expect(await client.payouts.export(1, { format: 'paypal', currency: 'USD' })).toEqual({
+      file: '',
+      exportedPayoutIds: [],
+      skipped: [{ payoutId: 3, reason: 'other_payout_method' }, { payoutId: 4, reason: 'no_payout_email' }, { payoutId: 5, reason: 'other_payout_method' }],
+    });
+    await expect(client.payouts.export(9, { format: 'csv' })).rejects.toMatchObject({ status: 404, code: 'not_found', message: 'Payout batch 9 not found' });
   });
 
   test.each([['format=pdf'], [''], ['format=csv&currency=GBP']])('?%s: 400 invalid_request', async (query) => {
