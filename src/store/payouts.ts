@@ -18,27 +18,20 @@ export type PayoutRow = {
 };
 
 async function payouts(sql: Sql, where: string, params: Params): Promise<PayoutRow[]> {
-  const rows = await sql.all<Omit<PayoutRow, 'commission_ids'> & { commission_ids: bigint[] }>(
-    `SELECT po.id, po.batch_id, po.program_id, po.partner_id, po.currency, po.amount_cents, po.status, po.created_at, po.paid_at,
-       coalesce(list(pc.commission_id ORDER BY pc.commission_id) FILTER (WHERE pc.commission_id IS NOT NULL), []) AS commission_ids
-     FROM payouts po LEFT JOIN payout_commissions pc ON pc.payout_id = po.id
-     WHERE ${where}
-     GROUP BY ALL ORDER BY po.id`,
-    params,
-  );
+  const rows = await sql.all<Omit<PayoutRow, 'commission_ids'> & { commission_ids: bigint[] }>(`SELECT * FROM payouts WHERE ${where} ORDER BY id`, params);
   return rows.map((r) => ({ ...r, commission_ids: r.commission_ids.map(Number) }));
 }
 
 export async function findPayout(sql: Sql, id: number): Promise<PayoutRow | undefined> {
-  return (await payouts(sql, 'po.id = $1', [id]))[0];
+  return (await payouts(sql, 'id = $1', [id]))[0];
 }
 
 export function batchPayouts(sql: Sql, batchId: number): Promise<PayoutRow[]> {
-  return payouts(sql, 'po.batch_id = $1', [batchId]);
+  return payouts(sql, 'batch_id = $1', [batchId]);
 }
 
 export function programPayouts(sql: Sql, programId: number, status: PayoutStatus | undefined): Promise<PayoutRow[]> {
-  return payouts(sql, 'po.program_id = $1 AND ($2::VARCHAR IS NULL OR po.status = $2)', [programId, status ?? null]);
+  return payouts(sql, 'program_id = $1 AND ($2::VARCHAR IS NULL OR status = $2)', [programId, status ?? null]);
 }
 
 /** The program a batch belongs to, or undefined for an unknown batch. */
@@ -48,22 +41,17 @@ export async function findBatchProgram(sql: Sql, batchId: number): Promise<numbe
 
 /**
  * Records a batch and its payouts from the commissions takeIntoPayouts just gave them (payout ids
- * `first` … `last`): each payout's amount is the sum of its commissions, and payout_commissions
- * remembers them.
+ * `first` … `last`): each payout's amount is the sum of its commissions, whose ids it keeps.
  */
 export async function insertBatch(sql: Sql, batch: { id: number; programId: number; createdAt: Date }, first: number, last: number): Promise<void> {
   await sql.run('INSERT INTO payout_batches (id, program_id, created_at) VALUES ($1, $2, $3)', [batch.id, batch.programId, batch.createdAt]);
   await sql.run(
-    `INSERT INTO payouts (id, batch_id, program_id, partner_id, currency, amount_cents, status, created_at, paid_at)
-     SELECT c.payout_id, $2, c.program_id, pp.partner_id, c.currency, sum(c.amount_cents), 'processing', $3, NULL
+    `INSERT INTO payouts (id, batch_id, program_id, partner_id, currency, amount_cents, commission_ids, status, created_at, paid_at)
+     SELECT c.payout_id, $2, c.program_id, pp.partner_id, c.currency, sum(c.amount_cents), list(c.id ORDER BY c.id), 'processing', $3, NULL
      FROM commissions c JOIN partner_programs pp ON pp.id = c.partner_program_id
      WHERE c.program_id = $1 AND c.payout_id BETWEEN $4 AND $5
      GROUP BY c.payout_id, c.program_id, pp.partner_id, c.currency`,
     [batch.programId, batch.id, batch.createdAt, first, last],
-  );
-  await sql.run(
-    'INSERT INTO payout_commissions SELECT payout_id, id FROM commissions WHERE program_id = $1 AND payout_id BETWEEN $2 AND $3',
-    [batch.programId, first, last],
   );
 }
 

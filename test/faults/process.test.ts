@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { Store } from '../../src/store/db.js';
-import { BIN, cliEnv, startServe, tempDataDir, type ServeProcess } from '../helpers/cli.js';
+import { BIN, cliEnv, startServe, tempDataDir, until, type ServeProcess } from '../helpers/cli.js';
 import { factories, httpFactoryApi } from '../helpers/factories.js';
 import { seededRandom } from './support.js';
 
@@ -214,7 +214,9 @@ describe('kill -9 during payout creation', () => {
             'SELECT id, sale_id, amount_cents, status, payout_id FROM commissions ORDER BY id',
           ),
           await sql.all<{ id: number; amount_cents: bigint; status: string }>('SELECT id, amount_cents, status FROM payouts ORDER BY id'),
-          await sql.all<{ payout_id: number; commission_id: number }>('SELECT payout_id, commission_id FROM payout_commissions ORDER BY commission_id'),
+          await sql.all<{ payout_id: number; commission_id: number }>(
+            'SELECT id AS payout_id, unnest(commission_ids) AS commission_id FROM payouts ORDER BY commission_id',
+          ),
         ] as const);
         const sales = await store.read((sql) => sql.one<{ n: number }>('SELECT count(*) AS n FROM sale_events'));
         expect(commissions.length, 'one commission per sale, none lost').toBe(sales!.n);
@@ -240,6 +242,8 @@ describe('kill -9 during payout creation', () => {
       }
       server = await startServe(dataDir, SERVE_ARGS);
     }
+    // serve handles SIGTERM once it has printed its startup hint, a moment after the discovery file.
+    await until(() => server.stderr().includes('program(s) on this data dir'));
     expect(await server.stop('SIGTERM')).toBe(0);
     expect(answered.length).toBeGreaterThanOrEqual(ROUNDS);
   });
