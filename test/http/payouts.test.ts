@@ -435,6 +435,17 @@ describe('program settings', () => {
     expect(await t.admin('GET', `/programs/${created.id}`)).toMatchObject({ name: 'Acme', approval: 'auto', minPayoutCents: 0 });
   });
 
+  test('an update naming no setting: 400 on body', async () => {
+    const t = await buildTestApp();
+    const created = await t.admin('POST', '/programs', { name: 'Acme' });
+    expect(await call(t, 'PATCH', `/api/admin/programs/${created.id}`, {})).toMatchObject({
+      status: 400,
+      body: platformError(400, 'ValidationError', 'invalid_request', 'Invalid request: body: give at least one setting to change', {
+        fields: [{ field: 'body', message: 'give at least one setting to change' }],
+      }),
+    });
+  });
+
   test('update of an unknown program: 404', async () => {
     const t = await buildTestApp();
     expect(await call(t, 'PATCH', '/api/admin/programs/9', { name: 'X' })).toMatchObject({ status: 404, body: { error: { message: 'Program 9 not found' } } });
