@@ -1,13 +1,14 @@
 // npm run bench [-- section ...]: the figures and targets of docs/architecture.md §11, each beside a
 // ceiling measured in the same run on the same machine; prints a table and writes the figures to
 // bench/results.json.
-// Sections: sales, webhooks, clicks, mixed, flood, profile, demo, reports, scaling (default: all). BENCH_CLICKS scales the demo
+// Sections: sales, webhooks, clicks, mixed, flood, payouts, profile, demo, reports, scaling (default: all). BENCH_CLICKS scales the demo
 // and report data down for a quick try (default 10,000,000); BENCH_SCALING lists the scaling sizes.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import Table from 'cli-table3';
 import { benchClicks, benchFlood, benchMixed } from './clicks.js';
+import { benchPayouts } from './payouts.js';
 import { profileWrites, type WriteProfile } from './profile.js';
 import { benchDemo, benchReports, benchScaling } from './report.js';
 import { benchSales } from './sales.js';
@@ -134,6 +135,20 @@ if (wanted('flood')) {
     ratio: '—',
     target: '401/429 only',
     met: null,
+  });
+}
+
+if (wanted('payouts')) {
+  log('payouts: payout create over HTTP on 100,000 approved commissions of 1,000 partners, beside the raw UPDATE (3 runs each)…');
+  const p = await benchPayouts();
+  results.payouts = p;
+  record({
+    figure: `payout create (${fmt(p.commissions)} approved commissions, ${fmt(p.payouts)} payouts)`,
+    value: spread(p.create, 2, ' s'),
+    ceiling: `raw UPDATE ${fmt(p.rawUpdate.median, 2)} s`,
+    ratio: `${(p.create.median / p.rawUpdate.median).toFixed(1)}×`,
+    target: '≤ 2 s',
+    met: p.create.median <= 2 && p.commissions === 100_000,
   });
 }
 

@@ -11,6 +11,7 @@ import { loggerOptions, type RequestLog } from './http/request-log.js';
 import { refuseMalformedStrings } from './http/unicode.js';
 import { adminRoutes } from './http/routes/admin.js';
 import { demoRoutes } from './http/routes/demo.js';
+import { payoutRoutes } from './http/routes/payouts.js';
 import { reportRoutes } from './http/routes/reports.js';
 import { trackingRoutes } from './http/routes/tracking.js';
 import type { RateLimit } from './http/rate-limits.js';
@@ -87,6 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(trackingRoutes(deps));
   await app.register(reportRoutes(deps));
+  await app.register(payoutRoutes(deps));
   await app.register(adminRoutes(deps), { prefix: '/api/admin' });
   await app.register(demoRoutes(deps), { prefix: '/api/admin' });
   await app.register(webhookRoutes(deps));

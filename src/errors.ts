@@ -15,6 +15,7 @@ export const errorCodes = {
   request_timeout: { status: 408, name: 'RequestTimeoutError', envelope: 'platform' },
   duplicate_transaction: { status: 409, name: 'ConflictError', envelope: 'platform' },
   conflict: { status: 409, name: 'ConflictError', envelope: 'platform' },
+  invalid_status: { status: 409, name: 'ConflictError', envelope: 'platform' },
   payload_too_large: { status: 413, name: 'PayloadTooLargeError', envelope: 'platform' },
   unsupported_currency: { status: 422, name: 'UnprocessableEntityError', envelope: 'platform' },
   rate_limited: { status: 429, name: 'RateLimitError', envelope: 'typed' },

@@ -3,7 +3,7 @@ import { buildApp, DEFAULT_EDGE, DEFAULT_RATE_LIMIT, type AppDeps, type EdgeSett
 import type { Clock } from './clock.js';
 import { ensureDataDir, runningServer, type DataDir } from './config.js';
 import { sha256 } from './domain/secrets.js';
-import type { Transport } from './sdk/transport.js';
+import { responseBody, type Transport } from './sdk/transport.js';
 import { Store } from './store/db.js';
 
 export class DataDirLockedError extends Error {}
@@ -65,6 +65,6 @@ export async function openLocalApp(
 export function injectTransport(app: FastifyInstance): Transport {
   return async ({ method, path, headers, body }) => {
     const response = await app.inject({ method, url: path, headers, payload: body as string | object | undefined });
-    return { status: response.statusCode, headers: response.headers, body: response.body === '' ? null : response.json() };
+    return { status: response.statusCode, headers: response.headers, body: responseBody(response.body, response.headers['content-type']) };
   };
 }

@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { PartnerkitCommand } from '../../src/cli/base.js';
+import { PartnerkitCommand, sessionTokenFlag } from '../../src/cli/base.js';
 import { performanceCsv, renderPerformance } from '../../src/cli/performance.js';
 import { DEFAULT_PERIOD, PERIODS, type Period } from '../../src/api/index.js';
 
@@ -18,7 +18,7 @@ export default class ReportPerformance extends PartnerkitCommand {
     from: Flags.string({ description: 'start of a custom range: a date (whole UTC day) or an ISO 8601 date-time', dependsOn: ['to'] }),
     to: Flags.string({ description: 'end of a custom range: a date (whole UTC day) or an ISO 8601 date-time', dependsOn: ['from'] }),
     csv: Flags.boolean({ description: 'print CSV: a header line and one line per day', exclusive: ['json'] }),
-    'session-token': Flags.string({ description: 'dashboard session token (default: the instance admin token)', env: 'PARTNERKIT_SESSION_TOKEN' }),
+    'session-token': sessionTokenFlag,
   };
 
   async run() {

@@ -24,15 +24,39 @@ const commissionInput = z
   });
 export type CommissionInput = z.output<typeof commissionInput>;
 
+/** How pending commissions become approved (docs/behaviour.md §13.1). */
+export const APPROVAL_MODES = ['auto', 'manual'] as const;
+export type Approval = (typeof APPROVAL_MODES)[number];
+
+/** A program's settings besides its commission; create gives them defaults, update changes the ones it names. */
+const programSettings = {
+  name,
+  attributionWindowDays: z.int().min(1).max(3650),
+  holdDays: z.int().min(0).max(3650),
+  recurringMonths: z.int().min(0).max(1200).nullable(),
+  approval: z.enum(APPROVAL_MODES).describe('auto: pending commissions are approved when their hold ends; manual: by commission approve'),
+  minPayoutCents: z.int().min(0).max(Number.MAX_SAFE_INTEGER).describe('A balance below it waits for a later payout'),
+};
+
 export const createProgramRequestSchema = z.intersection(
   z.object({
     name,
-    attributionWindowDays: z.int().min(1).max(3650).default(90),
-    holdDays: z.int().min(0).max(3650).default(30),
-    recurringMonths: z.int().min(0).max(1200).nullable().default(null),
+    attributionWindowDays: programSettings.attributionWindowDays.default(90),
+    holdDays: programSettings.holdDays.default(30),
+    recurringMonths: programSettings.recurringMonths.default(null),
+    approval: programSettings.approval.default('auto'),
+    minPayoutCents: programSettings.minPayoutCents.default(0),
   }),
   commissionInput,
 );
+
+/** At least one field of an update body. */
+const someField = <T extends object>(body: T) => Object.values(body).some((value) => value !== undefined);
+const NOTHING_TO_CHANGE = { message: 'give at least one setting to change', path: [] };
+
+export const updateProgramRequestSchema = z
+  .intersection(z.object(programSettings).partial(), commissionInput)
+  .refine(someField, NOTHING_TO_CHANGE);
 
 export const productRuleRequestSchema = z
   .intersection(z.object({ productId: z.string().min(1).max(255) }), commissionInput)
@@ -44,6 +68,21 @@ export const productRuleRequestSchema = z
 export const createApiKeyRequestSchema = z.object({ test: z.boolean().default(false) });
 export const apiKeyParams = z.object({ programId: pathId, keyId: pathId });
 export const createPartnerRequestSchema = z.object({ name, email });
+export const partnerParams = z.object({ partnerId: pathId });
+
+/** Where a partner is paid (docs/behaviour.md §13.6). */
+export const PAYOUT_METHODS = ['paypal', 'wise', 'manual'] as const;
+export type PayoutMethod = (typeof PAYOUT_METHODS)[number];
+
+export const updatePartnerRequestSchema = z
+  .object({
+    name,
+    email,
+    payoutMethod: z.enum(PAYOUT_METHODS).nullable().describe('null clears it'),
+    payoutEmail: email.nullable().describe('The PayPal or Wise account to pay; null clears it'),
+  })
+  .partial()
+  .refine(someField, NOTHING_TO_CHANGE);
 export const enrollPartnerRequestSchema = z.object({ partnerId: id });
 export const memberRequestSchema = z.object({ email });
 export const createSessionRequestSchema = z.object({ email, ttlHours: z.number().gt(0).max(24 * 365).default(24) });
@@ -66,6 +105,8 @@ export const programSchema = z.object({
   webhookSecret: z.string(),
   createdAt: instant,
   productRules: z.array(productRuleSchema),
+  approval: z.enum(APPROVAL_MODES),
+  minPayoutCents: z.int(),
 });
 
 export const createdProgramSchema = programSchema.extend({
@@ -86,12 +127,20 @@ export const apiKeySchema = z.object({
 
 export const createdApiKeySchema = z.object({ id: z.int(), apiKey: z.string().describe('Shown only here'), mode: keyMode });
 export const retiredApiKeySchema = z.object({ id: z.int(), status: z.literal('retired') });
-export const partnerSchema = z.object({ id: z.int(), name: z.string(), email: z.string() });
+export const partnerSchema = z.object({
+  id: z.int(),
+  name: z.string(),
+  email: z.string(),
+  payoutMethod: z.enum(PAYOUT_METHODS).nullable(),
+  payoutEmail: z.string().nullable(),
+});
 export const enrollmentSchema = z.object({ id: z.int(), programId: z.int(), partnerId: z.int(), refCode: z.string(), createdAt: instant });
 export const membershipSchema = z.object({ userId: z.int(), programId: z.int(), status: z.enum(['active', 'inactive']) });
 export const sessionSchema = z.object({ token: z.string().describe('Shown only here'), expiresAt: instant });
 
 export type CreateProgramRequest = z.input<typeof createProgramRequestSchema>;
+export type UpdateProgramRequest = z.input<typeof updateProgramRequestSchema>;
+export type UpdatePartnerRequest = z.input<typeof updatePartnerRequestSchema>;
 export type ProductRuleRequest = z.input<typeof productRuleRequestSchema>;
 export type CreateApiKeyRequest = z.input<typeof createApiKeyRequestSchema>;
 export type CreatePartnerRequest = z.input<typeof createPartnerRequestSchema>;

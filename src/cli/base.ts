@@ -7,6 +7,9 @@ import { PartnerkitError } from '../sdk/errors.js';
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof PartnerkitCommand)['baseFlags'] & T['flags']>;
 
+/** A dashboard session token, for the commands a workspace member may run (reports, commission review, payouts). */
+export const sessionTokenFlag = Flags.string({ description: 'dashboard session token (default: the instance admin token)', env: 'PARTNERKIT_SESSION_TOKEN' });
+
 /**
  * Every partnerkit command: --json, --data-dir, --url. Commands talk to the HTTP API through the
  * SDK client: over the network to --url / PARTNERKIT_URL or to the server that holds the data

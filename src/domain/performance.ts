@@ -1,18 +1,14 @@
 import { utc } from '@date-fns/utc';
 import { addDays, differenceInCalendarDays, endOfDay, startOfDay } from 'date-fns';
 import { DEFAULT_PERIOD, type Period, type PerformanceQuery, type PerformanceReport, type Trend } from '../api/index.js';
-import { AppError, invalidRequest } from '../errors.js';
-import { findMember } from '../store/members.js';
+import { invalidRequest } from '../errors.js';
 import * as reports from '../store/reports.js';
 import type { PerformanceTotals } from '../store/reports.js';
 import type { Deps } from './deps.js';
-import { cachedProgram } from './program-cache.js';
+import { viewedProgram, type Viewer } from './access.js';
 
 /** A custom range may span at most this many days, so one request cannot ask for millions of rows. */
 export const MAX_RANGE_DAYS = 3660;
-
-/** Who asks for a report: the instance admin, or a user with a dashboard session. */
-export type Viewer = { kind: 'admin' } | { kind: 'user'; userId: number };
 
 /** The current and the comparison window of a report (docs/behaviour.md §5.3), both inclusive. */
 export type ReportWindow = { period: Period | 'custom'; from: Date; to: Date; previousFrom: Date; previousTo: Date };
@@ -142,10 +138,7 @@ export function buildReport(window: ReportWindow, days: reports.PerformanceDayRo
 export async function performanceReport({ store, clock }: Deps, viewer: Viewer, programId: number, query: PerformanceQuery): Promise<PerformanceReport> {
   const range = requestedRange(query);
   return store.read(async (sql) => {
-    const { program } = await cachedProgram(store, sql, programId);
-    if (viewer.kind === 'user' && (await findMember(sql, programId, viewer.userId))?.status !== 'active') {
-      throw new AppError('forbidden', `You are not an active member of program ${programId}`);
-    }
+    const program = await viewedProgram(store, sql, viewer, programId);
     const window = reportWindow(range, clock.now(), program.created_at);
     const { days, current, previous } = await reports.performance(sql, programId, window);
     return buildReport(window, days, current, previous);

@@ -1,14 +1,16 @@
 import { utc } from '@date-fns/utc';
 import { addHours } from 'date-fns';
-import type { ApiKey, CommissionTerms, Program, ProductRule } from '../api/index.js';
+import type { ApiKey, CommissionTerms, Partner, Program, ProductRule } from '../api/index.js';
 import { AppError } from '../errors.js';
 import * as keys from '../store/api-keys.js';
 import type { ApiKeyMode, ApiKeyRow } from '../store/api-keys.js';
+import { storeAutomaticApprovals } from '../store/commissions.js';
 import type { Sql } from '../store/db.js';
 import * as members from '../store/members.js';
 import * as partners from '../store/partners.js';
 import * as programs from '../store/programs.js';
-import type { CommissionRule, ProductRuleRow, ProgramRow } from '../store/programs.js';
+import type { PartnerRow, PayoutMethod } from '../store/partners.js';
+import type { Approval, CommissionRule, ProductRuleRow, ProgramRow, ProgramSettings } from '../store/programs.js';
 import { changingApiKey, creatingApiKeys } from './api-keys.js';
 import { changingProgram, programNotFound } from './program-cache.js';
 import type { Deps } from './deps.js';
@@ -29,6 +31,8 @@ function programView(p: ProgramRow, rules: ProductRuleRow[]): Program {
     webhookSecret: p.webhook_secret,
     createdAt: p.created_at.toISOString(),
     productRules: rules.map(ruleView),
+    approval: p.approval,
+    minPayoutCents: p.min_payout_cents,
   };
 }
 
@@ -46,6 +50,8 @@ export type NewProgram = {
   attributionWindowDays: number;
   holdDays: number;
   recurringMonths: number | null;
+  approval: Approval;
+  minPayoutCents: number;
 };
 
 export async function createProgram({ store, clock }: Deps, input: NewProgram) {
@@ -62,6 +68,8 @@ export async function createProgram({ store, clock }: Deps, input: NewProgram) {
         recurring_months: input.recurringMonths,
         webhook_secret: randomToken('whsec_'),
         created_at: now,
+        approval: input.approval,
+        min_payout_cents: input.minPayoutCents,
       };
       await programs.insertProgram(sql, row);
       const live = await issueKey({ store, clock }, sql, row.id, 'live');
@@ -83,6 +91,33 @@ export async function requireProgram(sql: Sql, id: number): Promise<ProgramRow> 
   const program = await programs.findProgram(sql, id);
   if (!program) throw programNotFound(id);
   return program;
+}
+
+/**
+ * PATCH /api/admin/programs/:programId: the settings named change, the others stay. A switch from
+ * automatic to manual approval first stores `approved` for every commission that reads as approved,
+ * so the switch takes no approval back (docs/behaviour.md §13.3).
+ */
+export async function updateProgram({ store, clock }: Deps, id: number, changes: Partial<NewProgram>) {
+  return changingProgram(store, id, () =>
+    store.transaction(async (sql) => {
+      const current = await requireProgram(sql, id);
+      const commission = changes.commission ?? { type: current.commission_type, value: current.commission_value };
+      const next: ProgramSettings = {
+        name: changes.name ?? current.name,
+        commission_type: commission.type,
+        commission_value: commission.value,
+        attribution_window_days: changes.attributionWindowDays ?? current.attribution_window_days,
+        hold_days: changes.holdDays ?? current.hold_days,
+        recurring_months: changes.recurringMonths === undefined ? current.recurring_months : changes.recurringMonths,
+        approval: changes.approval ?? current.approval,
+        min_payout_cents: changes.minPayoutCents ?? current.min_payout_cents,
+      };
+      if (current.approval === 'auto' && next.approval === 'manual') await storeAutomaticApprovals(sql, id, clock.now());
+      await programs.updateProgram(sql, id, next);
+      return programView({ ...current, ...next }, await programs.listProductRules(sql, id));
+    }),
+  );
 }
 
 export async function addProductRule({ store, clock }: Deps, programId: number, productId: string, rule: CommissionRule) {
@@ -140,20 +175,52 @@ export async function listApiKeys({ store }: Deps, programId: number) {
   });
 }
 
+const partnerNotFound = (id: number) => new AppError('not_found', `Partner ${id} not found`);
+
+function partnerView(p: Omit<PartnerRow, 'created_at'>): Partner {
+  return { id: p.id, name: p.name, email: p.email, payoutMethod: p.payout_method, payoutEmail: p.payout_email };
+}
+
+/** E-mails are stored lower-cased (docs/behaviour.md §2.5); another partner's is 409 conflict. */
+async function claimEmail(sql: Sql, input: string, partnerId?: number): Promise<string> {
+  const email = input.toLowerCase();
+  const holder = await partners.findPartnerByEmail(sql, email);
+  if (holder && holder.id !== partnerId) throw new AppError('conflict', `A partner with e-mail ${email} exists`);
+  return email;
+}
+
 export async function createPartner({ store, clock }: Deps, input: { name: string; email: string }) {
   return store.transaction(async (sql) => {
-    const email = input.email.toLowerCase();
-    if (await partners.findPartnerByEmail(sql, email)) throw new AppError('conflict', `A partner with e-mail ${email} exists`);
-    const row = { id: await store.nextId(sql, 'partners'), name: input.name, email, created_at: clock.now() };
+    const email = await claimEmail(sql, input.email);
+    const row = { id: await store.nextId(sql, 'partners'), name: input.name, email, created_at: clock.now(), payout_method: null, payout_email: null };
     await partners.insertPartner(sql, row);
-    return { id: row.id, name: row.name, email: row.email };
+    return partnerView(row);
+  });
+}
+
+export type PartnerChanges = { name?: string; email?: string; payoutMethod?: PayoutMethod | null; payoutEmail?: string | null };
+
+/** PATCH /api/admin/partners/:partnerId: the fields named change (null clears a payout detail), the others stay. */
+export async function updatePartner({ store }: Deps, id: number, changes: PartnerChanges) {
+  return store.transaction(async (sql) => {
+    const current = await partners.findPartner(sql, id);
+    if (!current) throw partnerNotFound(id);
+    const next = {
+      id,
+      name: changes.name ?? current.name,
+      email: changes.email === undefined ? current.email : await claimEmail(sql, changes.email, id),
+      payout_method: changes.payoutMethod === undefined ? current.payout_method : changes.payoutMethod,
+      payout_email: changes.payoutEmail === undefined ? current.payout_email : (changes.payoutEmail?.toLowerCase() ?? null),
+    };
+    await partners.updatePartner(sql, next);
+    return partnerView(next);
   });
 }
 
 export async function enrollPartner({ store, clock }: Deps, programId: number, partnerId: number) {
   return store.transaction(async (sql) => {
     await requireProgram(sql, programId);
-    if (!(await partners.findPartner(sql, partnerId))) throw new AppError('not_found', `Partner ${partnerId} not found`);
+    if (!(await partners.findPartner(sql, partnerId))) throw partnerNotFound(partnerId);
     if (await partners.findEnrollment(sql, programId, partnerId)) {
       throw new AppError('conflict', `Partner ${partnerId} is already enrolled in program ${programId}`);
     }

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import type { Deps } from '../domain/deps.js';
 import { sameSecret, sha256 } from '../domain/secrets.js';
-import type { Viewer } from '../domain/performance.js';
+import type { Viewer } from '../domain/access.js';
 import { cachedApiKey, readApiKey } from '../domain/api-keys.js';
 import type { ApiKeyRow } from '../store/api-keys.js';
 import { findSession } from '../store/members.js';

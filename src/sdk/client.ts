@@ -1,12 +1,14 @@
 import type {
-  ApiKey, ClickRequest, ClickResult, CreateApiKeyRequest, CreatedApiKey, CreatedProgram, CreatePartnerRequest, CreateProgramRequest,
-  CreateSessionRequest, DemoRequest, DemoResult, EnrollPartnerRequest, Enrollment, Health, LeadRequest, LeadResult, LiveSaleResult, MemberRequest,
-  Membership, Partner, PerformanceQuery, PerformanceReport, ProductRule, ProductRuleRequest, Program, RetiredApiKey, SaleRequest, SaleResult,
-  Session, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
+  ApiKey, ApproveCommissionsRequest, ClickRequest, ClickResult, Commission, CommissionStatus, CreateApiKeyRequest, CreatedApiKey, CreatedProgram,
+  CreatePartnerRequest, CreateProgramRequest, CreateSessionRequest, DemoRequest, DemoResult, EnrollPartnerRequest, Enrollment, ExportFormat,
+  Health, LeadRequest, LeadResult, LiveSaleResult, MemberRequest, Membership, Partner, Payout, PayoutBatch, PayoutPreview, PayoutStatus,
+  PerformanceQuery, PerformanceReport, ProductRule, ProductRuleRequest, Program, RejectCommissionsRequest, RetiredApiKey, SaleRequest,
+  EXPORTED_PAYOUTS_HEADER, SaleResult, Session, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER, SkipReason, UpdatePartnerRequest, UpdateProgramRequest, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret,
+  WebhookSecretRequest,
 } from '../api/index.js';
 import { PartnerkitError } from './errors.js';
 import { toSaleRequest, type TrackSaleInput, type TrackSaleResult } from './track-sale.js';
-import { fetchTransport, NetworkError, type ApiRequest, type Transport } from './transport.js';
+import { fetchTransport, NetworkError, type ApiRequest, type ApiResponse, type Transport } from './transport.js';
 
 export type ClientOptions = {
   /** The server, e.g. https://partners.example.com; or give a transport. */
@@ -22,6 +24,15 @@ export type ClientOptions = {
 };
 
 type Credential = 'apiKey' | 'token' | 'none';
+
+// The export's headers naming the payouts in the file, the ones it left out and why: the API's
+// constants, checked by type (the SDK loads no module of the API).
+const EXPORTED_HEADER: typeof EXPORTED_PAYOUTS_HEADER = 'partnerkit-exported-payouts';
+const SKIPPED_HEADER: typeof SKIPPED_PAYOUTS_HEADER = 'partnerkit-skipped-payouts';
+const REASONS_HEADER: typeof SKIP_REASONS_HEADER = 'partnerkit-skipped-reasons';
+
+/** A comma-separated header as its values. */
+const headerList = (value: unknown) => (value === undefined || value === '' ? [] : String(value).split(','));
 
 /** The path with the query's given values as its search string. */
 function withQuery(path: string, query: Record<string, string | number | undefined>): string {
@@ -45,6 +56,11 @@ export class PartnerkitClient {
 
   /** Sends a request and returns its JSON body; an error answer throws PartnerkitError. */
   private async request<T>(request: ApiRequest, credential: Credential = 'token'): Promise<T> {
+    return (await this.send(request, credential)).body as T;
+  }
+
+  /** Sends a request and returns the response; an error answer throws PartnerkitError. */
+  private async send(request: ApiRequest, credential: Credential = 'token'): Promise<ApiResponse> {
     const secret = credential === 'none' ? undefined : this.options[credential];
     const headers = { ...request.headers, ...(secret ? { authorization: `Bearer ${secret}` } : {}) };
     const retries = this.options.retries ?? 2;
@@ -52,7 +68,7 @@ export class PartnerkitClient {
       try {
         const response = await this.transport({ ...request, headers });
         if (response.status >= 400) throw PartnerkitError.fromResponse(response.status, response.body);
-        return response.body as T;
+        return response;
       } catch (error) {
         // Only a request that never reached the server is retried; it is idempotent by design.
         if (!(error instanceof NetworkError) || attempt >= retries) throw error;
@@ -67,6 +83,10 @@ export class PartnerkitClient {
 
   private post<T>(path: string, body?: unknown, credential?: Credential): Promise<T> {
     return this.request({ method: 'POST', path, body }, credential);
+  }
+
+  private patch<T>(path: string, body: unknown): Promise<T> {
+    return this.request({ method: 'PATCH', path, body });
   }
 
   /** Records a sale. A duplicate invoiceId resolves as already_recorded (the 409), never retried. */
@@ -130,6 +150,8 @@ export class PartnerkitClient {
     list: () => this.get<Program[]>('/api/admin/programs'),
     /** GET /api/admin/programs/:programId: with its product rules. */
     get: (programId: number) => this.get<Program>(`/api/admin/programs/${programId}`),
+    /** PATCH /api/admin/programs/:programId: changes the settings named, keeps the others. */
+    update: (programId: number, body: UpdateProgramRequest) => this.patch<Program>(`/api/admin/programs/${programId}`, body),
     /** POST /api/admin/programs/:programId/rules: adds or replaces the product's rule. */
     addRule: (programId: number, body: ProductRuleRequest) => this.post<ProductRule>(`/api/admin/programs/${programId}/rules`, body),
   };
@@ -146,6 +168,8 @@ export class PartnerkitClient {
   readonly partners = {
     /** POST /api/admin/partners */
     create: (body: CreatePartnerRequest) => this.post<Partner>('/api/admin/partners', body),
+    /** PATCH /api/admin/partners/:partnerId: name, e-mail, payout method and payout e-mail (null clears one). */
+    update: (partnerId: number, body: UpdatePartnerRequest) => this.patch<Partner>(`/api/admin/partners/${partnerId}`, body),
     /** POST /api/admin/programs/:programId/partners: the enrollment carries the referral code. */
     enroll: (programId: number, body: EnrollPartnerRequest) => this.post<Enrollment>(`/api/admin/programs/${programId}/partners`, body),
   };
@@ -174,6 +198,42 @@ export class PartnerkitClient {
   readonly demo = {
     /** POST /api/admin/demo: a demo program with a generated history, loaded by the server. */
     load: (body: DemoRequest = {}) => this.post<DemoResult>('/api/admin/demo', body),
+  };
+
+  /** Commission review (a member's session token or the admin token). */
+  readonly commissions = {
+    /** GET /api/programs/:programId/commissions: statuses as of now, by id. */
+    list: (programId: number, query: { status?: CommissionStatus; partnerId?: number } = {}) =>
+      this.get<Commission[]>(withQuery(`/api/programs/${programId}/commissions`, query)),
+    /** POST /api/programs/:programId/commissions/approve: every id or none; the commissions after. */
+    approve: (programId: number, body: ApproveCommissionsRequest) => this.post<Commission[]>(`/api/programs/${programId}/commissions/approve`, body),
+    /** POST /api/programs/:programId/commissions/reject: every id or none; the commissions after. */
+    reject: (programId: number, body: RejectCommissionsRequest) => this.post<Commission[]>(`/api/programs/${programId}/commissions/reject`, body),
+  };
+
+  /** Payouts (a member's session token or the admin token). */
+  readonly payouts = {
+    /** GET /api/programs/:programId/payouts/preview */
+    preview: (programId: number) => this.get<PayoutPreview>(`/api/programs/${programId}/payouts/preview`),
+    /** POST /api/programs/:programId/payouts: batchId null when nothing was due. */
+    create: (programId: number) => this.post<PayoutBatch>(`/api/programs/${programId}/payouts`),
+    /** GET /api/programs/:programId/payouts */
+    list: (programId: number, query: { status?: PayoutStatus } = {}) => this.get<Payout[]>(withQuery(`/api/programs/${programId}/payouts`, query)),
+    /** GET /api/payouts/:payoutId */
+    get: (payoutId: number) => this.get<Payout>(`/api/payouts/${payoutId}`),
+    /** POST /api/payouts/:payoutId/mark-paid: a paid payout answers as it is. */
+    markPaid: (payoutId: number) => this.post<Payout>(`/api/payouts/${payoutId}/mark-paid`),
+    /** POST /api/payouts/:payoutId/cancel: a canceled payout answers as it is; a paid one is 409 invalid_status. */
+    cancel: (payoutId: number) => this.post<Payout>(`/api/payouts/${payoutId}/cancel`),
+    /** POST /api/payout-batches/:batchId/mark-paid */
+    markBatchPaid: (batchId: number) => this.post<PayoutBatch>(`/api/payout-batches/${batchId}/mark-paid`),
+    /** GET /api/payout-batches/:batchId/export: the CSV text, the payouts in it, and the ones it left out with the reason. */
+    export: async (batchId: number, query: { format: ExportFormat; currency?: string }) => {
+      const response = await this.send({ method: 'GET', path: withQuery(`/api/payout-batches/${batchId}/export`, query) });
+      const reasons = headerList(response.headers[REASONS_HEADER]);
+      const skipped = headerList(response.headers[SKIPPED_HEADER]).map((id, i) => ({ payoutId: Number(id), reason: reasons[i] as SkipReason }));
+      return { file: response.body as string, exportedPayoutIds: headerList(response.headers[EXPORTED_HEADER]).map(Number), skipped };
+    },
   };
 
   readonly reports = {

@@ -1,5 +1,5 @@
 /** How the client reaches the API: fetch over the network, or an in-process app (the CLI). */
-export type ApiRequest = { method: 'GET' | 'POST' | 'DELETE'; path: string; headers?: Record<string, string>; body?: unknown };
+export type ApiRequest = { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string; headers?: Record<string, string>; body?: unknown };
 export type ApiResponse = { status: number; headers: Record<string, unknown>; body: unknown };
 export type Transport = (request: ApiRequest) => Promise<ApiResponse>;
 
@@ -8,6 +8,20 @@ export class NetworkError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'NetworkError';
+  }
+}
+
+/**
+ * A response body: a CSV export as its text; anything else parsed as JSON (the API's answers and
+ * errors), or kept as text when it is not JSON (a proxy's error page).
+ */
+export function responseBody(text: string, contentType: unknown): unknown {
+  if (typeof contentType === 'string' && contentType.startsWith('text/csv')) return text;
+  if (text === '') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
 }
 
@@ -25,12 +39,6 @@ export function fetchTransport(baseUrl: string, fetchImpl: typeof fetch = fetch)
       throw new NetworkError(`Could not reach ${base}: ${(error as Error).message}`, { cause: error });
     }
     const text = await response.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text === '' ? null : JSON.parse(text);
-    } catch {
-      // Not JSON (a proxy's error page, say): keep the text for the error message.
-    }
-    return { status: response.status, headers: Object.fromEntries(response.headers), body: parsed };
+    return { status: response.status, headers: Object.fromEntries(response.headers), body: responseBody(text, response.headers.get('content-type')) };
   };
 }

@@ -1,6 +1,15 @@
 import { list, type Sql } from './db.js';
 
-export type PartnerRow = { id: number; name: string; email: string; created_at: Date };
+export type PayoutMethod = 'paypal' | 'wise' | 'manual';
+
+export type PartnerRow = {
+  id: number;
+  name: string;
+  email: string;
+  created_at: Date;
+  payout_method: PayoutMethod | null;
+  payout_email: string | null;
+};
 
 export type PartnerProgramRow = {
   id: number;
@@ -12,7 +21,21 @@ export type PartnerProgramRow = {
 };
 
 export async function insertPartner(sql: Sql, p: PartnerRow): Promise<void> {
-  await sql.run('INSERT INTO partners (id, name, email, created_at) VALUES ($1, $2, $3, $4)', [p.id, p.name, p.email, p.created_at]);
+  await sql.run('INSERT INTO partners (id, name, email, created_at, payout_method, payout_email) VALUES ($1, $2, $3, $4, $5, $6)', [
+    p.id, p.name, p.email, p.created_at, p.payout_method, p.payout_email,
+  ]);
+}
+
+export async function updatePartner(sql: Sql, p: Omit<PartnerRow, 'created_at'>): Promise<void> {
+  await sql.run('UPDATE partners SET name = $2, email = $3, payout_method = $4, payout_email = $5 WHERE id = $1', [
+    p.id, p.name, p.email, p.payout_method, p.payout_email,
+  ]);
+}
+
+/** Partners by id: one round trip for a batch's payouts. */
+export function findPartners(sql: Sql, ids: number[]): Promise<PartnerRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return sql.all<PartnerRow>('SELECT * FROM partners WHERE id = ANY($1::BIGINT[])', [list(ids)]);
 }
 
 export function findPartner(sql: Sql, id: number): Promise<PartnerRow | undefined> {

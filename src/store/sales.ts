@@ -42,7 +42,7 @@ export type CommissionRow = {
   reason: string | null;
 };
 
-/** Stored statuses; `pending` reads as `approved` after the hold under automatic approval (docs/behaviour.md §12). */
+/** Stored statuses; `pending` reads as `approved` after the hold under automatic approval (docs/behaviour.md §13.1). */
 export type CommissionStatus = 'pending' | 'approved' | 'processing' | 'paid' | 'reversed' | 'rejected';
 
 export type TestSaleRow = {

@@ -31,7 +31,9 @@ async function provisionAndTrack(env: NodeJS.ProcessEnv) {
   expect(keys.map((k: { id: number; status: string }) => [k.id, k.status])).toEqual([[1, 'active'], [2, 'active'], [3, 'retired']]);
   expect(JSON.stringify(keys)).not.toContain(key.apiKey);
 
-  expect(await runJson(['partner', 'create', '--name', 'Jane', '--email', 'jane@example.com'], env)).toEqual({ id: 1, name: 'Jane', email: 'jane@example.com' });
+  expect(await runJson(['partner', 'create', '--name', 'Jane', '--email', 'jane@example.com'], env)).toEqual({
+    id: 1, name: 'Jane', email: 'jane@example.com', payoutMethod: null, payoutEmail: null,
+  });
   const enrollment = await runJson(['partner', 'enroll', '--program', '1', '--partner', '1'], env);
   expect(enrollment).toEqual({ id: 1, programId: 1, partnerId: 1, refCode: expect.any(String), createdAt: NOW });
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { Store } from '../../src/store/db.js';
-import { BIN, cliEnv, startServe, tempDataDir, type ServeProcess } from '../helpers/cli.js';
+import { BIN, cliEnv, startServe, tempDataDir, until, type ServeProcess } from '../helpers/cli.js';
 import { factories, httpFactoryApi } from '../helpers/factories.js';
 import { seededRandom } from './support.js';
 
@@ -144,6 +144,108 @@ describe('kill -9 under load', () => {
       await store.close();
     }
     expect(allAcks.length).toBeGreaterThan(ROUNDS);
+  });
+});
+
+describe('kill -9 during payout creation', () => {
+  const PARTNERS = 4;
+  type Created = { batchId: number | null; payouts: Array<{ id: number; amountCents: number; commissionIds: number[] }> };
+
+  async function createPayouts(url: string, adminToken: string, programId: number): Promise<Created> {
+    const response = await fetch(`${url}/api/programs/${programId}/payouts`, { method: 'POST', headers: { authorization: `Bearer ${adminToken}` } });
+    if (response.status !== 200) throw new Error(`payout create → ${response.status} ${await response.text()}`);
+    return (await response.json()) as Created;
+  }
+
+  test(`${ROUNDS} rounds of sales (no hold: approved at once) and concurrent payout creates, SIGKILL at a seeded random moment: no commission in two payouts, none lost, every answered payout intact`, { timeout: 150_000 }, async () => {
+    const dataDir = tempDataDir();
+    const random = seededRandom(SEED + 1);
+    const adminToken = () => readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+    let server: ServeProcess = await startServe(dataDir, SERVE_ARGS);
+    const make = factories(httpFactoryApi(server.url, adminToken()));
+    const program = await make.program({ name: 'Payout crash test', holdDays: 0 });
+    const customers = ['cust_1'];
+    await make.lead(program);
+    for (let n = 2; n <= PARTNERS; n++) {
+      const enrollment = await make.enroll(program.id, (await make.partner()).id);
+      await make.lead({ ...program, refCode: enrollment.refCode }, `cust_${n}`);
+      customers.push(`cust_${n}`);
+    }
+    const answered: Created[] = [];
+
+    for (let round = 0; round < ROUNDS; round++) {
+      let stopped = false;
+      let firstPayout: () => void = () => {};
+      const paying = new Promise<void>((resolve) => (firstPayout = resolve));
+      const sellers = Array.from({ length: 8 }, async (_, client) => {
+        for (let n = 0; !stopped; n++) {
+          const body = { transaction_id: `p${round}_c${client}_${n}`, amount_cents: 1000 + n, customer_key: customers[(client + n) % PARTNERS] };
+          try {
+            await call(server.url, '/api/v1/track/sale', program.apiKey, body);
+          } catch {
+            return; // the server is gone
+          }
+        }
+      });
+      const payers = Array.from({ length: 2 }, async () => {
+        while (!stopped) {
+          try {
+            const created = await createPayouts(server.url, adminToken(), program.id);
+            if (created.batchId !== null) {
+              answered.push(created);
+              firstPayout();
+            }
+          } catch {
+            return;
+          }
+        }
+      });
+      await paying;
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 300)));
+      expect(await server.stop('SIGKILL')).toBeNull();
+      stopped = true;
+      await Promise.all([...sellers, ...payers]);
+
+      // The file itself: every commission in no payout, or processing in exactly the one that took it.
+      const store = await Store.open(join(dataDir, 'partnerkit.duckdb'));
+      try {
+        const [commissions, payouts, taken] = await store.read(async (sql) => [
+          await sql.all<{ id: number; sale_id: number; amount_cents: number; status: string; payout_id: number | null }>(
+            'SELECT id, sale_id, amount_cents, status, payout_id FROM commissions ORDER BY id',
+          ),
+          await sql.all<{ id: number; amount_cents: bigint; status: string }>('SELECT id, amount_cents, status FROM payouts ORDER BY id'),
+          await sql.all<{ payout_id: number; commission_id: number }>(
+            'SELECT id AS payout_id, unnest(commission_ids) AS commission_id FROM payouts ORDER BY commission_id',
+          ),
+        ] as const);
+        const sales = await store.read((sql) => sql.one<{ n: number }>('SELECT count(*) AS n FROM sale_events'));
+        expect(commissions.length, 'one commission per sale, none lost').toBe(sales!.n);
+        expect(new Set(taken.map((t) => t.commission_id)).size, 'no commission in two payouts').toBe(taken.length);
+        const payoutOf = new Map(taken.map((t) => [t.commission_id, t.payout_id]));
+        for (const c of commissions) {
+          if (c.status === 'processing') expect(c.payout_id, `commission ${c.id}`).toBe(payoutOf.get(c.id));
+          // Stored pending, read as approved: the hold is 0 days under automatic approval.
+          else expect([c.status, c.payout_id, payoutOf.has(c.id)], `commission ${c.id}`).toEqual(['pending', null, false]);
+        }
+        const amounts = new Map<number, bigint>();
+        for (const c of commissions) if (c.payout_id !== null) amounts.set(c.payout_id, (amounts.get(c.payout_id) ?? 0n) + BigInt(c.amount_cents));
+        expect(payouts.every((p) => p.status === 'processing')).toBe(true);
+        expect(new Map(payouts.map((p) => [p.id, p.amount_cents])), 'each payout is the sum of its commissions').toEqual(amounts);
+        for (const created of answered) {
+          for (const p of created.payouts) {
+            expect(taken.filter((t) => t.payout_id === p.id).map((t) => t.commission_id), `payout ${p.id}`).toEqual(p.commissionIds);
+            expect(amounts.get(p.id), `payout ${p.id}`).toBe(BigInt(p.amountCents));
+          }
+        }
+      } finally {
+        await store.close();
+      }
+      server = await startServe(dataDir, SERVE_ARGS);
+    }
+    // serve handles SIGTERM once it has printed its startup hint, a moment after the discovery file.
+    await until(() => server.stderr().includes('program(s) on this data dir'));
+    expect(await server.stop('SIGTERM')).toBe(0);
+    expect(answered.length).toBeGreaterThanOrEqual(ROUNDS);
   });
 });
 

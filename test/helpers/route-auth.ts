@@ -18,7 +18,7 @@ export type Guard = 'apiKey' | 'optionalApiKey' | 'admin' | 'session';
 export type PreparedRequest = { url: string; payload?: object };
 
 export type AuthenticatedRoute = {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   /** As the app registers it, e.g. /api/admin/programs/:programId. */
   route: string;
   guard: Guard;
@@ -120,7 +120,7 @@ async function rowCounts(t: TestApp): Promise<Record<string, number>> {
 }
 
 async function send(t: TestApp, method: string, request: PreparedRequest, authorization: string | undefined) {
-  return t.app.inject({ method: method as 'GET' | 'POST', url: request.url, payload: request.payload, headers: authorization === undefined ? {} : { authorization } });
+  return t.app.inject({ method: method as 'GET' | 'POST' | 'PATCH', url: request.url, payload: request.payload, headers: authorization === undefined ? {} : { authorization } });
 }
 
 async function expectRefused(t: TestApp, method: string, request: PreparedRequest, authorization: string | undefined, body: object) {

@@ -16,6 +16,8 @@ describe('provisioning API (/api/admin)', () => {
       webhookSecret: expect.stringMatching(/^whsec_/),
       createdAt: T0,
       productRules: [],
+      approval: 'auto',
+      minPayoutCents: 0,
       apiKey: expect.stringMatching(/^pk_live_[A-Za-z0-9_-]{32}$/),
       testApiKey: expect.stringMatching(/^pk_test_[A-Za-z0-9_-]{32}$/),
     });
@@ -106,7 +108,7 @@ describe('provisioning API (/api/admin)', () => {
     const t = await buildTestApp();
     await t.admin('POST', '/programs', { name: 'Acme' });
     const partner = await t.admin('POST', '/partners', { name: 'Jane', email: 'Jane@Example.com' });
-    expect(partner).toEqual({ id: 1, name: 'Jane', email: 'jane@example.com' });
+    expect(partner).toEqual({ id: 1, name: 'Jane', email: 'jane@example.com', payoutMethod: null, payoutEmail: null });
     const call = (url: string, payload: unknown) =>
       t.app.inject({ method: 'POST', url: `/api/admin${url}`, payload: payload as object, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect((await call('/partners', { name: 'Other', email: 'jane@example.com' })).statusCode).toBe(409);
@@ -174,6 +176,8 @@ describe('service endpoints', () => {
     'POST /api/admin/programs': { body: true },
     'GET /api/admin/programs': {},
     'GET /api/admin/programs/{programId}': { params: ['programId'] },
+    'PATCH /api/admin/programs/{programId}': { params: ['programId'], body: true },
+    'PATCH /api/admin/partners/{partnerId}': { params: ['partnerId'], body: true },
     'POST /api/admin/programs/{programId}/rules': { params: ['programId'], body: true },
     'POST /api/admin/programs/{programId}/keys': { params: ['programId'], body: true },
     'GET /api/admin/programs/{programId}/keys': { params: ['programId'] },
@@ -186,6 +190,17 @@ describe('service endpoints', () => {
     'GET /api/admin/programs/{programId}/webhook-events': { params: ['programId'], query: ['limit'] },
     'POST /api/admin/programs/{programId}/webhook-secret': { params: ['programId'], body: true },
     'POST /api/admin/demo': { body: true },
+    'GET /api/programs/{programId}/commissions': { params: ['programId'], query: ['status', 'partnerId'] },
+    'POST /api/programs/{programId}/commissions/approve': { params: ['programId'], body: true },
+    'POST /api/programs/{programId}/commissions/reject': { params: ['programId'], body: true },
+    'GET /api/programs/{programId}/payouts/preview': { params: ['programId'] },
+    'POST /api/programs/{programId}/payouts': { params: ['programId'] },
+    'GET /api/programs/{programId}/payouts': { params: ['programId'], query: ['status'] },
+    'GET /api/payouts/{payoutId}': { params: ['payoutId'] },
+    'POST /api/payouts/{payoutId}/mark-paid': { params: ['payoutId'] },
+    'POST /api/payouts/{payoutId}/cancel': { params: ['payoutId'] },
+    'POST /api/payout-batches/{batchId}/mark-paid': { params: ['batchId'] },
+    'GET /api/payout-batches/{batchId}/export': { params: ['batchId'], query: ['format', 'currency'] },
   };
 
   type Operation = {

@@ -1,11 +1,25 @@
 import { describe, expect, test } from 'vitest';
-import { buildTestApp, type ProgramFixture } from '../helpers/app.js';
+import { ADMIN_TOKEN, buildTestApp, type ProgramFixture, type TestApp } from '../helpers/app.js';
 import { programFields, saleFields } from '../helpers/factories.js';
 import { runCommonRouteTests, servedRoutes, type AuthenticatedRoute } from '../helpers/route-auth.js';
 
 const ADMIN = '/api/admin';
 const programUrl = (program: ProgramFixture, rest = '') => `${ADMIN}/programs/${program.id}${rest}`;
 const member = { email: 'ann@example.com' };
+
+/** A sale whose commission is approved (its hold over): commission 1. */
+async function approvedCommission(t: TestApp, program: ProgramFixture): Promise<void> {
+  await t.lead(program);
+  await t.sale(program);
+  t.clock.advanceDays(31);
+}
+
+/** Payout 1 in batch 1, processing. */
+async function processingPayout(t: TestApp, program: ProgramFixture): Promise<void> {
+  await approvedCommission(t, program);
+  const response = await t.app.inject({ method: 'POST', url: `/api/programs/${program.id}/payouts`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  expect(response.json().payouts).toHaveLength(1);
+}
 
 /** Every route that takes a credential, with a request it accepts. A route missing here fails the test at the end. */
 const ROUTES: AuthenticatedRoute[] = [
@@ -35,6 +49,16 @@ const ROUTES: AuthenticatedRoute[] = [
   {
     method: 'GET', route: `${ADMIN}/programs`, guard: 'admin', accepted: 200,
     prepareRequest: async () => ({ url: `${ADMIN}/programs` }),
+  },
+  {
+    method: 'PATCH', route: `${ADMIN}/programs/:programId`, guard: 'admin', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: programUrl(program), payload: { approval: 'manual', minPayoutCents: 5000 } }),
+    invalidRequest: (program) => ({ url: programUrl(program), payload: {} }),
+  },
+  {
+    method: 'PATCH', route: `${ADMIN}/partners/:partnerId`, guard: 'admin', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `${ADMIN}/partners/${program.partnerId}`, payload: { payoutMethod: 'paypal', payoutEmail: 'pay@example.com' } }),
+    invalidRequest: (program) => ({ url: `${ADMIN}/partners/${program.partnerId}`, payload: { payoutMethod: 'cheque' } }),
   },
   {
     method: 'GET', route: `${ADMIN}/programs/:programId`, guard: 'admin', accepted: 200,
@@ -115,6 +139,91 @@ const ROUTES: AuthenticatedRoute[] = [
     prepareRequest: async (_t, program) => ({ url: `/api/tracking/performance/${program.id}` }),
     // An unknown program and a bad query: still 401, not 404 or 400.
     invalidRequest: () => ({ url: '/api/tracking/performance/999?period=1y' }),
+  },
+  {
+    method: 'GET', route: '/api/programs/:programId/commissions', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/commissions` }),
+    invalidRequest: () => ({ url: '/api/programs/999/commissions?status=open' }),
+  },
+  {
+    method: 'POST', route: '/api/programs/:programId/commissions/approve', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => {
+      await approvedCommission(t, program);
+      return { url: `/api/programs/${program.id}/commissions/approve`, payload: { ids: [1] } };
+    },
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/commissions/approve`, payload: { ids: [] } }),
+  },
+  {
+    method: 'POST', route: '/api/programs/:programId/commissions/reject', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => {
+      await approvedCommission(t, program);
+      return { url: `/api/programs/${program.id}/commissions/reject`, payload: { ids: [1], reason: 'test' } };
+    },
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/commissions/reject`, payload: { ids: [0] } }),
+  },
+  {
+    method: 'GET', route: '/api/programs/:programId/payouts/preview', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => {
+      await approvedCommission(t, program);
+      return { url: `/api/programs/${program.id}/payouts/preview` };
+    },
+    invalidRequest: () => ({ url: '/api/programs/0/payouts/preview' }),
+  },
+  {
+    method: 'POST', route: '/api/programs/:programId/payouts', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => {
+      await approvedCommission(t, program);
+      return { url: `/api/programs/${program.id}/payouts` };
+    },
+    invalidRequest: () => ({ url: '/api/programs/0/payouts' }),
+  },
+  {
+    method: 'GET', route: '/api/programs/:programId/payouts', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => {
+      await processingPayout(t, program);
+      return { url: `/api/programs/${program.id}/payouts` };
+    },
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/payouts?status=open` }),
+  },
+  {
+    method: 'GET', route: '/api/payouts/:payoutId', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => {
+      await processingPayout(t, program);
+      return { url: '/api/payouts/1' };
+    },
+    invalidRequest: () => ({ url: '/api/payouts/01' }),
+  },
+  {
+    method: 'POST', route: '/api/payouts/:payoutId/mark-paid', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => {
+      await processingPayout(t, program);
+      return { url: '/api/payouts/1/mark-paid' };
+    },
+    invalidRequest: () => ({ url: '/api/payouts/0/mark-paid' }),
+  },
+  {
+    method: 'POST', route: '/api/payouts/:payoutId/cancel', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => {
+      await processingPayout(t, program);
+      return { url: '/api/payouts/1/cancel' };
+    },
+    invalidRequest: () => ({ url: '/api/payouts/x/cancel' }),
+  },
+  {
+    method: 'POST', route: '/api/payout-batches/:batchId/mark-paid', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => {
+      await processingPayout(t, program);
+      return { url: '/api/payout-batches/1/mark-paid' };
+    },
+    invalidRequest: () => ({ url: '/api/payout-batches/0/mark-paid' }),
+  },
+  {
+    method: 'GET', route: '/api/payout-batches/:batchId/export', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => {
+      await processingPayout(t, program);
+      return { url: '/api/payout-batches/1/export?format=csv' };
+    },
+    invalidRequest: () => ({ url: '/api/payout-batches/1/export?format=pdf' }),
   },
 ];
 

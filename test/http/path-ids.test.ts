@@ -30,6 +30,11 @@ const ROUTES: Array<{ method: 'GET' | 'POST'; url: (id: string) => string; param
   { method: 'POST', url: (id) => `/api/admin/programs/1/keys/${id}/retire`, param: 'keyId' },
   { method: 'GET', url: (id) => `/api/admin/programs/${id}/webhook-events`, param: 'programId' },
   { method: 'GET', url: (id) => `/api/tracking/performance/${id}`, param: 'programId' },
+  { method: 'GET', url: (id) => `/api/programs/${id}/commissions`, param: 'programId' },
+  { method: 'POST', url: (id) => `/api/programs/${id}/payouts`, param: 'programId' },
+  { method: 'GET', url: (id) => `/api/payouts/${id}`, param: 'payoutId' },
+  { method: 'POST', url: (id) => `/api/payouts/${id}/cancel`, param: 'payoutId' },
+  { method: 'GET', url: (id) => `/api/payout-batches/${id}/export?format=csv`, param: 'batchId' },
 ];
 
 describe('path ids', () => {

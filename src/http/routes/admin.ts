@@ -3,9 +3,9 @@ import { z } from 'zod';
 import {
   apiKeyParams, apiKeySchema, type CommissionInput, createApiKeyRequestSchema, createdApiKeySchema, createdProgramSchema,
   createPartnerRequestSchema, createProgramRequestSchema, createSessionRequestSchema, DEFAULT_COMMISSION_PERCENT, enrollmentSchema,
-  enrollPartnerRequestSchema, memberRequestSchema, membershipSchema, partnerSchema, productRuleRequestSchema, productRuleSchema,
-  programParams, programSchema, responses, retiredApiKeySchema, sessionSchema, webhookEventSchema, webhookEventsQuerySchema,
-  webhookSecretRequestSchema, webhookSecretSchema,
+  enrollPartnerRequestSchema, memberRequestSchema, membershipSchema, partnerParams, partnerSchema, productRuleRequestSchema, productRuleSchema,
+  programParams, programSchema, responses, retiredApiKeySchema, sessionSchema, updatePartnerRequestSchema, updateProgramRequestSchema,
+  webhookEventSchema, webhookEventsQuerySchema, webhookSecretRequestSchema, webhookSecretSchema,
 } from '../../api/index.js';
 import type { AppDeps } from '../../app.js';
 import { percentToBasisPoints } from '../../domain/commission.js';
@@ -37,11 +37,22 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           response: responses(createdProgramSchema),
         },
       },
-      (request) => {
-        const { name, attributionWindowDays, holdDays, recurringMonths } = request.body;
-        const commission = ruleFrom(request.body, DEFAULT_COMMISSION_PERCENT)!;
-        return provisioning.createProgram(deps, { name, commission, attributionWindowDays, holdDays, recurringMonths });
+      (request) => provisioning.createProgram(deps, { ...request.body, commission: ruleFrom(request.body, DEFAULT_COMMISSION_PERCENT)! }),
+    );
+
+    // PATCH /api/admin/programs/:programId
+    app.patch(
+      '/programs/:programId',
+      {
+        schema: {
+          ...common,
+          summary: "Change a program's settings (every setting of create); new sales and commissions follow them",
+          params: programParams,
+          body: updateProgramRequestSchema,
+          response: responses(programSchema),
+        },
       },
+      (request) => provisioning.updateProgram(deps, request.params.programId, { ...request.body, commission: ruleFrom(request.body) }),
     );
 
     // GET /api/admin/programs
@@ -105,6 +116,21 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       '/partners',
       { schema: { ...common, summary: 'Create a partner', body: createPartnerRequestSchema, response: responses(partnerSchema) } },
       (request) => provisioning.createPartner(deps, request.body),
+    );
+
+    // PATCH /api/admin/partners/:partnerId
+    app.patch(
+      '/partners/:partnerId',
+      {
+        schema: {
+          ...common,
+          summary: "Change a partner's name, e-mail or payout details",
+          params: partnerParams,
+          body: updatePartnerRequestSchema,
+          response: responses(partnerSchema),
+        },
+      },
+      (request) => provisioning.updatePartner(deps, request.params.partnerId, request.body),
     );
 
     // POST /api/admin/programs/:programId/partners

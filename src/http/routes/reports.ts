@@ -2,7 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { performanceQuerySchema, performanceReportSchema, programParams, responses } from '../../api/index.js';
 import type { AppDeps } from '../../app.js';
-import { performanceReport, type Viewer } from '../../domain/performance.js';
+import type { Viewer } from '../../domain/access.js';
+import { performanceReport } from '../../domain/performance.js';
 import { sessionAuth } from '../auth.js';
 
 /** The performance report. */

@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { CURRENCIES } from './tracking.js';
+import { id, instant, pathId } from './common.js';
+
+/** Commission statuses as read (docs/behaviour.md §13.1). */
+export const COMMISSION_STATUSES = ['pending', 'approved', 'processing', 'paid', 'reversed', 'rejected'] as const;
+export const PAYOUT_STATUSES = ['processing', 'paid', 'canceled'] as const;
+/** Batch export formats (docs/behaviour.md §13.8). */
+export const EXPORT_FORMATS = ['csv', 'paypal', 'wise'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/**
+ * The response headers of an export (docs/behaviour.md §13.8), comma-separated: the payouts in the
+ * file, the payouts it left out, and why, in the same order.
+ */
+export const EXPORTED_PAYOUTS_HEADER = 'partnerkit-exported-payouts';
+export const SKIPPED_PAYOUTS_HEADER = 'partnerkit-skipped-payouts';
+export const SKIP_REASONS_HEADER = 'partnerkit-skipped-reasons';
+export const SKIP_REASONS = ['no_payout_email', 'other_payout_method'] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
+
+/** Most ids one approve or reject takes. */
+export const MAX_REVIEW_IDS = 10_000;
+
+export const payoutParams = z.object({ payoutId: pathId });
+export const batchParams = z.object({ batchId: pathId });
+
+/** Money sums are exact in the store; the JSON number is the nearest double (docs/behaviour.md §5.9). */
+const cents = z.number().int();
+
+export const commissionSchema = z.object({
+  id: z.int(),
+  programId: z.int(),
+  partnerId: z.int(),
+  saleId: z.int(),
+  type: z.enum(['sale', 'clawback']),
+  amountCents: z.int().describe('Negative for a clawback'),
+  currency: z.string(),
+  status: z.enum(COMMISSION_STATUSES),
+  holdUntil: instant,
+  createdAt: instant,
+  payoutId: z.int().nullable().describe('The payout holding it (processing or paid)'),
+  paidAt: instant.nullable(),
+  reason: z.string().nullable().describe('Why it was rejected'),
+});
+
+export const commissionsQuerySchema = z.object({
+  status: z.enum(COMMISSION_STATUSES).optional(),
+  partnerId: pathId.optional(),
+});
+
+const reviewIds = z.array(id).min(1).max(MAX_REVIEW_IDS).describe('Commission ids of the program; all are changed or none');
+export const approveCommissionsRequestSchema = z.object({ ids: reviewIds });
+export const rejectCommissionsRequestSchema = z.object({ ids: reviewIds, reason: z.string().min(1).max(1000).optional() });
+
+export const payoutSchema = z.object({
+  id: z.int(),
+  batchId: z.int(),
+  programId: z.int(),
+  partnerId: z.int(),
+  currency: z.string(),
+  amountCents: cents,
+  commissionIds: z.array(z.int()),
+  status: z.enum(PAYOUT_STATUSES),
+  createdAt: instant,
+  paidAt: instant.nullable(),
+});
+
+export const payoutPreviewSchema = z.object({
+  payouts: z.array(z.object({ partnerId: z.int(), currency: z.string(), amountCents: cents, commissionCount: z.int() })),
+  waiting: z.array(
+    z.object({ partnerId: z.int(), currency: z.string(), balanceCents: cents, reason: z.enum(['below_minimum', 'not_positive']) }),
+  ),
+});
+
+export const payoutBatchSchema = z.object({
+  batchId: z.int().nullable().describe('null when nothing was due'),
+  payouts: z.array(payoutSchema),
+});
+
+export const payoutsQuerySchema = z.object({ status: z.enum(PAYOUT_STATUSES).optional() });
+
+export const exportQuerySchema = z.object({
+  format: z.enum(EXPORT_FORMATS),
+  currency: z
+    .string()
+    .transform((c) => c.toUpperCase())
+    .pipe(z.enum(CURRENCIES))
+    .optional()
+    .describe("Only this currency's payouts; required by paypal when the batch has several"),
+});
+
+/** The CSV file of an export (text/csv). */
+export const exportFileSchema = z.string().describe('CSV (RFC 4180, CRLF line ends)');
+
+export type Commission = z.output<typeof commissionSchema>;
+export type CommissionStatus = (typeof COMMISSION_STATUSES)[number];
+export type CommissionsQuery = z.input<typeof commissionsQuerySchema>;
+export type ApproveCommissionsRequest = z.input<typeof approveCommissionsRequestSchema>;
+export type RejectCommissionsRequest = z.input<typeof rejectCommissionsRequestSchema>;
+export type Payout = z.output<typeof payoutSchema>;
+export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
+export type PayoutPreview = z.output<typeof payoutPreviewSchema>;
+export type PayoutBatch = z.output<typeof payoutBatchSchema>;
+export type PayoutsQuery = z.input<typeof payoutsQuerySchema>;
+export type ExportQuery = z.input<typeof exportQuerySchema>;

@@ -1,0 +1,41 @@
+import { Flags } from '@oclif/core';
+import { APPROVAL_MODES, DEFAULT_COMMISSION_PERCENT, type Approval, type UpdateProgramRequest } from '../api/index.js';
+
+/**
+ * A program's settings as flags, shared by `program create` (the server fills in the defaults
+ * named here) and `program update` (only the flags given change).
+ */
+export const programSettingFlags = {
+  'commission-percent': Flags.string({ description: `commission percentage per sale (default ${DEFAULT_COMMISSION_PERCENT})`, exclusive: ['commission-flat-cents'] }),
+  'commission-flat-cents': Flags.integer({ description: 'flat commission per sale, in cents', min: 0 }),
+  'attribution-window-days': Flags.integer({ description: 'days from click (or signup) in which a sale is attributed (default 90)', min: 1 }),
+  'hold-days': Flags.integer({ description: 'days a commission stays pending (default 30)', min: 0 }),
+  'recurring-months': Flags.integer({ description: 'months of renewals that earn commission (0: first payment only)', min: 0, exclusive: ['every-renewal'] }),
+  'every-renewal': Flags.boolean({ description: 'every renewal earns commission (the default)' }),
+  approval: Flags.string({ description: 'auto: commissions are approved when their hold ends (default); manual: by commission approve', options: [...APPROVAL_MODES] }),
+  'min-payout-cents': Flags.integer({ description: 'a balance below it waits for a later payout (default 0)', min: 0 }),
+};
+
+type SettingFlags = {
+  'commission-percent'?: string;
+  'commission-flat-cents'?: number;
+  'attribution-window-days'?: number;
+  'hold-days'?: number;
+  'recurring-months'?: number;
+  'every-renewal'?: boolean;
+  approval?: string;
+  'min-payout-cents'?: number;
+};
+
+/** The request fields of the flags given; a flag not given is left out. */
+export function programSettings(flags: SettingFlags): Omit<UpdateProgramRequest, 'name'> {
+  return {
+    commissionPercent: flags['commission-percent'] === undefined ? undefined : Number(flags['commission-percent']),
+    commissionFlatCents: flags['commission-flat-cents'],
+    attributionWindowDays: flags['attribution-window-days'],
+    holdDays: flags['hold-days'],
+    recurringMonths: flags['every-renewal'] ? null : flags['recurring-months'],
+    approval: flags.approval as Approval | undefined,
+    minPayoutCents: flags['min-payout-cents'],
+  };
+}

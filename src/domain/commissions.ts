@@ -1,0 +1,91 @@
+import type { Commission, CommissionStatus } from '../api/index.js';
+import { AppError } from '../errors.js';
+import * as commissions from '../store/commissions.js';
+import type { CommissionView } from '../store/commissions.js';
+import { viewedProgram, type Viewer } from './access.js';
+import type { Deps } from './deps.js';
+
+export function commissionView(c: CommissionView): Commission {
+  return {
+    id: c.id,
+    programId: c.program_id,
+    partnerId: c.partner_id,
+    saleId: c.sale_id,
+    type: c.type,
+    amountCents: c.amount_cents,
+    currency: c.currency,
+    status: c.status,
+    holdUntil: c.hold_until.toISOString(),
+    createdAt: c.created_at.toISOString(),
+    payoutId: c.payout_id,
+    paidAt: c.paid_at?.toISOString() ?? null,
+    reason: c.reason,
+  };
+}
+
+/** GET /api/programs/:programId/commissions: statuses as read now (docs/behaviour.md §13.1), by id. */
+export async function listCommissions(
+  { store, clock }: Deps,
+  viewer: Viewer,
+  programId: number,
+  filter: { status?: CommissionStatus; partnerId?: number },
+): Promise<Commission[]> {
+  return store.read(async (sql) => {
+    await viewedProgram(store, sql, viewer, programId);
+    return (await commissions.listCommissions(sql, programId, clock.now(), filter)).map(commissionView);
+  });
+}
+
+/**
+ * What a review does to each status as read (docs/behaviour.md §13.2): `to` the new status,
+ * `from` the statuses it changes, `already` the ones it leaves as they are (a retried call).
+ * Approving needs the hold to be over.
+ */
+const REVIEWS = {
+  approve: { to: 'approved', from: ['pending'], already: ['approved'] },
+  reject: { to: 'rejected', from: ['pending', 'approved'], already: ['rejected'] },
+} as const satisfies Record<string, { to: CommissionStatus; from: readonly CommissionStatus[]; already: readonly CommissionStatus[] }>;
+
+export type Review = keyof typeof REVIEWS;
+
+/** Why a commission cannot take the review, or null when it can. */
+function refusal(review: Review, c: CommissionView, now: Date): { id: number; status: CommissionStatus; holdUntil?: string } | null {
+  const { from, already } = REVIEWS[review];
+  if ((already as readonly string[]).includes(c.status)) return null;
+  if (!(from as readonly string[]).includes(c.status)) return { id: c.id, status: c.status };
+  if (review === 'approve' && c.hold_until > now) return { id: c.id, status: c.status, holdUntil: c.hold_until.toISOString() };
+  return null;
+}
+
+/**
+ * POST /api/programs/:programId/commissions/approve and /reject: every id or none. Ids that are
+ * not the program's answer 404, ids in a status the review cannot change 409, and then nothing
+ * has changed; otherwise the answer is every named commission after the change, by id.
+ */
+export async function reviewCommissions(
+  { store, clock }: Deps,
+  viewer: Viewer,
+  programId: number,
+  review: Review,
+  input: { ids: number[]; reason?: string },
+): Promise<Commission[]> {
+  const ids = [...new Set(input.ids)];
+  return store.transaction(async (sql) => {
+    await viewedProgram(store, sql, viewer, programId);
+    const now = clock.now();
+    const found = await commissions.findCommissions(sql, programId, now, ids);
+    const known = new Set(found.map((c) => c.id));
+    const missing = ids.filter((id) => !known.has(id)).sort((a, b) => a - b);
+    if (missing.length > 0) {
+      throw new AppError('not_found', `No commission ${missing.join(', ')} in program ${programId}; nothing was changed`, { ids: missing });
+    }
+    const refused = found.map((c) => refusal(review, c, now)).filter((r) => r !== null);
+    if (refused.length > 0) {
+      const what = refused.map((r) => (r.holdUntil ? `${r.id} (pending until ${r.holdUntil})` : `${r.id} (${r.status})`)).join(', ');
+      throw new AppError('invalid_status', `Cannot ${review} commission ${what}; nothing was changed`, { commissions: refused });
+    }
+    const changing = found.filter((c) => (REVIEWS[review].from as readonly string[]).includes(c.status)).map((c) => c.id);
+    if (changing.length > 0) await commissions.setCommissionStatus(sql, programId, changing, REVIEWS[review].to, review === 'reject' ? (input.reason ?? null) : null);
+    return (await commissions.findCommissions(sql, programId, now, ids)).map(commissionView);
+  });
+}

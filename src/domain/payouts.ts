@@ -1,0 +1,151 @@
+import type { ExportFormat, Payout, PayoutBatch, PayoutPreview, PayoutStatus } from '../api/index.js';
+import { AppError, invalidRequest } from '../errors.js';
+import { balances, takeIntoPayouts, type BalanceRow } from '../store/commissions.js';
+import type { Sql } from '../store/db.js';
+import { findPartners } from '../store/partners.js';
+import * as payouts from '../store/payouts.js';
+import type { PayoutRow } from '../store/payouts.js';
+import { viewedProgram, viewedRow, type Viewer } from './access.js';
+import type { Deps } from './deps.js';
+import { exportFile, type ExportedPayout, type ExportResult } from './payout-export.js';
+
+/** A sum of cents as the API writes it: the nearest double (docs/behaviour.md §5.9). */
+const json = (cents: bigint) => Number(cents);
+
+function payoutView(p: PayoutRow): Payout {
+  return {
+    id: p.id,
+    batchId: p.batch_id,
+    programId: p.program_id,
+    partnerId: p.partner_id,
+    currency: p.currency,
+    amountCents: json(p.amount_cents),
+    commissionIds: p.commission_ids,
+    status: p.status,
+    createdAt: p.created_at.toISOString(),
+    paidAt: p.paid_at?.toISOString() ?? null,
+  };
+}
+
+/**
+ * Which balances are paid now and which wait (docs/behaviour.md §13.4): a balance is due when it is
+ * positive and at least the program's minimum. Preview and create decide with this one function.
+ */
+export function planPayouts(rows: BalanceRow[], minPayoutCents: number) {
+  const due: BalanceRow[] = [];
+  const waiting: Array<BalanceRow & { reason: 'below_minimum' | 'not_positive' }> = [];
+  for (const row of rows) {
+    if (row.balance_cents <= 0n) waiting.push({ ...row, reason: 'not_positive' });
+    else if (row.balance_cents < BigInt(minPayoutCents)) waiting.push({ ...row, reason: 'below_minimum' });
+    else due.push(row);
+  }
+  return { due, waiting };
+}
+
+/** GET /api/programs/:programId/payouts/preview: what `payout create` would pay now, and what waits. */
+export async function previewPayouts({ store, clock }: Deps, viewer: Viewer, programId: number): Promise<PayoutPreview> {
+  return store.read(async (sql) => {
+    const program = await viewedProgram(store, sql, viewer, programId);
+    const { due, waiting } = planPayouts(await balances(sql, programId, clock.now()), program.min_payout_cents);
+    return {
+      payouts: due.map((b) => ({ partnerId: b.partner_id, currency: b.currency, amountCents: json(b.balance_cents), commissionCount: b.commissions })),
+      waiting: waiting.map((b) => ({ partnerId: b.partner_id, currency: b.currency, balanceCents: json(b.balance_cents), reason: b.reason })),
+    };
+  });
+}
+
+/**
+ * POST /api/programs/:programId/payouts: one payout per due (partner, currency), taking every
+ * commission approved now, in one batch. Read, decision and writes are one transaction of the one
+ * writer, so a concurrent call sees this one's result and takes only what is left
+ * (docs/behaviour.md §13.5).
+ */
+export async function createPayouts({ store, clock }: Deps, viewer: Viewer, programId: number): Promise<PayoutBatch> {
+  return store.transaction(async (sql) => {
+    const program = await viewedProgram(store, sql, viewer, programId);
+    const now = clock.now();
+    const { due } = planPayouts(await balances(sql, programId, now), program.min_payout_cents);
+    if (due.length === 0) return { batchId: null, payouts: [] };
+    const batchId = await store.nextId(sql, 'payout_batches');
+    const first = await store.nextId(sql, 'payouts', due.length);
+    await takeIntoPayouts(sql, programId, now, due.map((b, i) => ({ id: first + i, partnerId: b.partner_id, currency: b.currency })));
+    await payouts.insertBatch(sql, { id: batchId, programId, createdAt: now }, first, first + due.length - 1);
+    return { batchId, payouts: (await payouts.batchPayouts(sql, batchId)).map(payoutView) };
+  });
+}
+
+/** GET /api/programs/:programId/payouts, by id. */
+export async function listPayouts({ store }: Deps, viewer: Viewer, programId: number, status: PayoutStatus | undefined): Promise<Payout[]> {
+  return store.read(async (sql) => {
+    await viewedProgram(store, sql, viewer, programId);
+    return (await payouts.programPayouts(sql, programId, status)).map(payoutView);
+  });
+}
+
+const payoutNotFound = (id: number) => () => new AppError('not_found', `Payout ${id} not found`);
+const batchNotFound = (id: number) => () => new AppError('not_found', `Payout batch ${id} not found`);
+
+async function viewedPayout(sql: Sql, viewer: Viewer, id: number): Promise<PayoutRow> {
+  return viewedRow(sql, viewer, await payouts.findPayout(sql, id), (p) => p.program_id, payoutNotFound(id));
+}
+
+async function viewedBatch(sql: Sql, viewer: Viewer, id: number): Promise<PayoutRow[]> {
+  await viewedRow(sql, viewer, await payouts.findBatchProgram(sql, id), (programId) => programId, batchNotFound(id));
+  return payouts.batchPayouts(sql, id);
+}
+
+/** GET /api/payouts/:payoutId */
+export async function showPayout({ store }: Deps, viewer: Viewer, id: number): Promise<Payout> {
+  return store.read(async (sql) => payoutView(await viewedPayout(sql, viewer, id)));
+}
+
+function refuse(p: PayoutRow, action: string): AppError {
+  return new AppError('invalid_status', `Payout ${p.id} is ${p.status} and cannot be ${action}`, { payoutId: p.id, status: p.status });
+}
+
+/**
+ * POST /api/payouts/:payoutId/mark-paid and /cancel (docs/behaviour.md §13.7). A payout already in
+ * the target status answers as it is: a retry changes nothing.
+ */
+export async function settlePayout({ store, clock }: Deps, viewer: Viewer, id: number, action: 'paid' | 'canceled'): Promise<Payout> {
+  return store.transaction(async (sql) => {
+    const payout = await viewedPayout(sql, viewer, id);
+    if (payout.status === 'processing') {
+      if (action === 'paid') await payouts.markPaid(sql, [id], clock.now());
+      else await payouts.cancel(sql, [id]);
+      return payoutView((await payouts.findPayout(sql, id))!);
+    }
+    if (payout.status !== action) throw refuse(payout, action === 'paid' ? 'marked paid' : 'canceled');
+    return payoutView(payout);
+  });
+}
+
+/** POST /api/payout-batches/:batchId/mark-paid: every processing payout of the batch; the others stay as they are. */
+export async function markBatchPaid({ store, clock }: Deps, viewer: Viewer, batchId: number): Promise<PayoutBatch> {
+  return store.transaction(async (sql) => {
+    const processing = (await viewedBatch(sql, viewer, batchId)).filter((p) => p.status === 'processing').map((p) => p.id);
+    if (processing.length > 0) await payouts.markPaid(sql, processing, clock.now());
+    return { batchId, payouts: (await payouts.batchPayouts(sql, batchId)).map(payoutView) };
+  });
+}
+
+/**
+ * GET /api/payout-batches/:batchId/export: the batch's processing payouts as a file
+ * (docs/behaviour.md §13.8). PayPal and Wise files take one currency, so a batch of several needs
+ * `currency`.
+ */
+export async function exportBatch({ store }: Deps, viewer: Viewer, batchId: number, format: ExportFormat, currency?: string): Promise<ExportResult> {
+  return store.read(async (sql) => {
+    const processing = (await viewedBatch(sql, viewer, batchId)).filter((p) => p.status === 'processing');
+    const selected = processing.filter((p) => currency === undefined || p.currency === currency);
+    const currencies = [...new Set(selected.map((p) => p.currency))].sort();
+    if (format !== 'csv' && currencies.length > 1) {
+      throw invalidRequest([
+        { field: 'currency', message: `batch ${batchId} pays ${currencies.join(' and ')}; a ${format} file takes one currency: give currency` },
+      ]);
+    }
+    const partners = new Map((await findPartners(sql, [...new Set(selected.map((p) => p.partner_id))])).map((p) => [p.id, p]));
+    const rows: ExportedPayout[] = selected.map((p) => ({ payout: p, partner: partners.get(p.partner_id)! }));
+    return exportFile(format, rows);
+  });
+}

@@ -1,0 +1,104 @@
+import { list, type Params, type Sql } from './db.js';
+import type { CommissionStatus } from './sales.js';
+
+/**
+ * Every read of commissions joins their program (`p`, for its approval mode) and enrollment (`pp`,
+ * for the partner). `statusAt` is the one definition of the status a commission reads as.
+ */
+const COMMISSIONS = 'commissions c JOIN programs p ON p.id = c.program_id JOIN partner_programs pp ON pp.id = c.partner_program_id';
+
+/**
+ * The status of commission `c` of program `p` at the instant in the parameter `now`
+ * (docs/behaviour.md §13.1): under automatic approval a pending commission is approved from its
+ * `hold_until` on, with no job run; otherwise the stored status. Every read and every write that
+ * decides by status uses this expression.
+ */
+export function statusAt(now: string): string {
+  return `(CASE WHEN c.status = 'pending' AND p.approval = 'auto' AND c.hold_until <= ${now} THEN 'approved' ELSE c.status END)`;
+}
+
+/** A commission as read at an instant: its status is the one of statusAt, and its partner is the enrollment's. */
+export type CommissionView = {
+  id: number;
+  program_id: number;
+  partner_id: number;
+  sale_id: number;
+  type: 'sale' | 'clawback';
+  amount_cents: number;
+  currency: string;
+  status: CommissionStatus;
+  hold_until: Date;
+  created_at: Date;
+  payout_id: number | null;
+  paid_at: Date | null;
+  reason: string | null;
+};
+
+const VIEW_COLUMNS = `c.id, c.program_id, pp.partner_id, c.sale_id, c.type, c.amount_cents, c.currency, ${statusAt('$2')} AS status,
+  c.hold_until, c.created_at, c.payout_id, c.paid_at, c.reason`;
+
+function views(sql: Sql, where: string, params: Params): Promise<CommissionView[]> {
+  return sql.all<CommissionView>(`SELECT ${VIEW_COLUMNS} FROM ${COMMISSIONS} WHERE c.program_id = $1 AND ${where} ORDER BY c.id`, params);
+}
+
+/** A program's commissions at `now`, by id, optionally of one status (as read) and one partner. */
+export function listCommissions(sql: Sql, programId: number, now: Date, filter: { status?: CommissionStatus; partnerId?: number }): Promise<CommissionView[]> {
+  return views(sql, `($3::VARCHAR IS NULL OR ${statusAt('$2')} = $3) AND ($4::BIGINT IS NULL OR pp.partner_id = $4)`, [
+    programId, now, filter.status ?? null, filter.partnerId ?? null,
+  ]);
+}
+
+/** The commissions of `ids` that belong to the program, at `now`, by id. */
+export function findCommissions(sql: Sql, programId: number, now: Date, ids: number[]): Promise<CommissionView[]> {
+  return views(sql, 'c.id = ANY($3::BIGINT[])', [programId, now, list(ids)]);
+}
+
+/** Sets the stored status and reason of the program's commissions `ids`. */
+export async function setCommissionStatus(sql: Sql, programId: number, ids: number[], status: CommissionStatus, reason: string | null): Promise<void> {
+  await sql.run('UPDATE commissions SET status = $3, reason = $4 WHERE program_id = $1 AND id = ANY($2::BIGINT[])', [programId, list(ids), status, reason]);
+}
+
+/**
+ * Stores `approved` for the program's commissions that read as approved while still stored
+ * `pending` (hold over, automatic approval), so a switch to manual approval takes none of them back.
+ */
+export async function storeAutomaticApprovals(sql: Sql, programId: number, now: Date): Promise<void> {
+  await sql.run(
+    `UPDATE commissions AS c SET status = 'approved' FROM programs p
+     WHERE p.id = c.program_id AND c.program_id = $1 AND c.status = 'pending' AND ${statusAt('$2')} = 'approved'`,
+    [programId, now],
+  );
+}
+
+/** A partner's balance in one currency: the sum of its approved commissions (HUGEINT: a sum can pass 2^63). */
+export type BalanceRow = { partner_id: number; currency: string; balance_cents: bigint; commissions: number };
+
+/** The program's balances at `now` (docs/behaviour.md §13.4), by partner and currency. */
+export function balances(sql: Sql, programId: number, now: Date): Promise<BalanceRow[]> {
+  return sql.all<BalanceRow>(
+    `SELECT pp.partner_id, c.currency, CAST(sum(c.amount_cents) AS HUGEINT) AS balance_cents, count(*) AS commissions
+     FROM ${COMMISSIONS} WHERE c.program_id = $1 AND ${statusAt('$2')} = 'approved'
+     GROUP BY pp.partner_id, c.currency ORDER BY pp.partner_id, c.currency`,
+    [programId, now],
+  );
+}
+
+/**
+ * Puts every commission that reads as approved at `now` of each (partner, currency) into its
+ * payout: status `processing`, `payout_id` set. One statement for the whole batch.
+ */
+export async function takeIntoPayouts(
+  sql: Sql,
+  programId: number,
+  now: Date,
+  payouts: Array<{ id: number; partnerId: number; currency: string }>,
+): Promise<void> {
+  await sql.run(
+    `UPDATE commissions AS c SET status = 'processing', payout_id = d.payout_id
+     FROM programs p, partner_programs pp,
+       (SELECT unnest($3::BIGINT[]) AS payout_id, unnest($4::BIGINT[]) AS partner_id, unnest($5::VARCHAR[]) AS currency) d
+     WHERE c.program_id = $1 AND p.id = c.program_id AND pp.id = c.partner_program_id
+       AND pp.partner_id = d.partner_id AND c.currency = d.currency AND ${statusAt('$2')} = 'approved'`,
+    [programId, now, list(payouts.map((p) => p.id)), list(payouts.map((p) => p.partnerId)), list(payouts.map((p) => p.currency))],
+  );
+}
