@@ -6,7 +6,7 @@ import { clockFromEnv } from '../src/clock.js';
 import { runningServer, type DataDir } from '../src/config.js';
 import { DEMO_DEFAULTS, DEMO_LIMITS, type DemoOptions, type DemoResult } from '../src/api/index.js';
 import { loadDemo } from '../src/domain/demo.js';
-import { DataDirLockedError, openLocalApp } from '../src/local.js';
+import { openLocalApp } from '../src/local.js';
 
 export default class Demo extends PartnerkitCommand {
   static override description =
@@ -47,13 +47,7 @@ export default class Demo extends PartnerkitCommand {
   }
 
   private async loadLocally(dir: DataDir, options: DemoOptions): Promise<DemoResult> {
-    let local;
-    try {
-      local = await openLocalApp(dir, clockFromEnv());
-    } catch (error) {
-      if (error instanceof DataDirLockedError) this.error(error.message, { exit: 2 });
-      throw error;
-    }
+    const local = await openLocalApp(dir, clockFromEnv());
     const bar = process.stdout.isTTY && !this.jsonEnabled()
       ? new cliProgress.SingleBar({ format: 'clicks {bar} {percentage}% | {value}/{total} | {duration}s' }, cliProgress.Presets.shades_classic)
       : undefined;

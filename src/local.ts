@@ -1,12 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp, DEFAULT_EDGE, DEFAULT_RATE_LIMIT, type AppDeps, type EdgeSettings } from './app.js';
 import type { Clock } from './clock.js';
-import { ensureDataDir, runningServer, type DataDir } from './config.js';
+import { DataDirLockedError, ensureDataDir, runningServer, type DataDir } from './config.js';
 import { sha256 } from './domain/secrets.js';
 import type { Transport } from './sdk/transport.js';
 import { Store } from './store/db.js';
-
-export class DataDirLockedError extends Error {}
 
 /** Opens the data dir's database; a clear error when another process holds it. */
 export async function openStore(dir: DataDir): Promise<Store> {
