@@ -5,7 +5,10 @@ import type {
   Session, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
 } from '../api/index.js';
 import { PartnerkitError } from './errors.js';
-import { toSaleRequest, type TrackSaleInput, type TrackSaleResult } from './track-sale.js';
+import {
+  alreadyRecordedSaleId, fromClickResult, fromLeadResult, toClickRequest, toLeadRequest, toSaleRequest,
+  type TrackClickInput, type TrackClickResult, type TrackLeadInput, type TrackLeadResult, type TrackSaleInput, type TrackSaleResult,
+} from './tracking.js';
 import { fetchTransport, NetworkError, type ApiRequest, type Transport } from './transport.js';
 
 export type ClientOptions = {
@@ -69,6 +72,9 @@ export class PartnerkitClient {
     return this.request({ method: 'POST', path, body }, credential);
   }
 
+  // The track* calls take and answer camelCase; the send* calls post the endpoint's own body and
+  // answer its own body (docs/behaviour.md §9.1).
+
   /** Records a sale. A duplicate invoiceId resolves as already_recorded (the 409), never retried. */
   async trackSale(input: TrackSaleInput): Promise<TrackSaleResult> {
     try {
@@ -76,11 +82,9 @@ export class PartnerkitClient {
       const live = result as LiveSaleResult;
       return { status: 'recorded', saleId: live.sale_id, commissionId: live.commission_id, message: live.message };
     } catch (error) {
-      if (error instanceof PartnerkitError && error.code === 'duplicate_transaction') {
-        const saleId = (error.details as { sale_id?: number | null } | null)?.sale_id ?? null;
-        return { status: 'already_recorded', saleId, message: error.message };
-      }
-      throw error;
+      const saleId = alreadyRecordedSaleId(error);
+      if (saleId === undefined) throw error;
+      return { status: 'already_recorded', saleId, message: (error as PartnerkitError).message };
     }
   }
 
@@ -90,15 +94,25 @@ export class PartnerkitClient {
   }
 
   /**
-   * POST /api/v1/track/click. With the client's API key it is a server-side click, which may name
-   * the visitor (`ip`, `user_agent`) for the unique-click check; without one it is public.
+   * Records a click. With the client's API key it is a server-side click, which may name the
+   * visitor (`ip`, `userAgent`) for the unique-click check; without one it is public.
    */
-  trackClick(body: ClickRequest): Promise<ClickResult> {
+  async trackClick(input: TrackClickInput): Promise<TrackClickResult> {
+    return fromClickResult(await this.sendClick(toClickRequest(input)));
+  }
+
+  /** POST /api/v1/track/click with the endpoint's own field names. */
+  sendClick(body: ClickRequest): Promise<ClickResult> {
     return this.post('/api/v1/track/click', body, 'apiKey');
   }
 
-  /** POST /api/v1/track/lead. */
-  trackLead(body: LeadRequest): Promise<LeadResult> {
+  /** Records a signup: binds your customer id to the click's partner. */
+  async trackLead(input: TrackLeadInput): Promise<TrackLeadResult> {
+    return fromLeadResult(await this.sendLead(toLeadRequest(input)));
+  }
+
+  /** POST /api/v1/track/lead with the endpoint's own field names. */
+  sendLead(body: LeadRequest): Promise<LeadResult> {
     return this.post('/api/v1/track/lead', body, 'apiKey');
   }
 
