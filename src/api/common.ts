@@ -17,7 +17,8 @@ export const programParams = z.object({ programId: pathId });
 /** An instant as the API writes it: ISO 8601 in UTC (`toISOString()`). */
 export const instant = z.iso.datetime();
 
-const platformError = z
+/** The platform error envelope (docs/behaviour.md §7.1). */
+export const platformError = z
   .object({
     data: z.null(),
     error: z.object({

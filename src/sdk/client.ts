@@ -1,9 +1,10 @@
 import type {
   ApiKey, ClickRequest, ClickResult, CreateApiKeyRequest, CreatedApiKey, CreatedProgram, CreatePartnerRequest, CreateProgramRequest,
-  CreateSessionRequest, DemoRequest, DemoResult, EnrollPartnerRequest, Enrollment, LeadRequest, LeadResult, LiveSaleResult, MemberRequest,
+  CreateSessionRequest, DemoProgress, DemoRequest, DemoResult, DemoStreamLine, EnrollPartnerRequest, Enrollment, LeadRequest, LeadResult, LiveSaleResult, MemberRequest,
   Membership, Partner, PerformanceQuery, PerformanceReport, ProductRule, ProductRuleRequest, Program, RetiredApiKey, SaleRequest, SaleResult,
   Session, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
 } from '../api/index.js';
+import { NDJSON } from '../api/media-types.js';
 import { PartnerkitError } from './errors.js';
 import {
   alreadyRecordedSaleId, fromClickResult, fromLeadResult, toClickRequest, toLeadRequest, toSaleRequest,
@@ -181,9 +182,24 @@ export class PartnerkitClient {
   };
 
   readonly demo = {
-    /** POST /api/admin/demo: a demo program with a generated history, loaded by the server. */
-    load: (body: DemoRequest = {}) => this.post<DemoResult>('/api/admin/demo', body),
+    /**
+     * POST /api/admin/demo: a demo program with a generated history, loaded by the server. With
+     * `onProgress`, the server streams the load's progress (NDJSON) and each step is passed on.
+     */
+    load: (body: DemoRequest = {}, options: { onProgress?: (progress: DemoProgress) => void } = {}) =>
+      options.onProgress ? this.streamDemo(body, options.onProgress) : this.post<DemoResult>('/api/admin/demo', body),
   };
+
+  private async streamDemo(body: DemoRequest, onProgress: (progress: DemoProgress) => void): Promise<DemoResult> {
+    const onLine = (line: unknown) => {
+      if (typeof line === 'object' && line !== null && 'progress' in line) onProgress((line as { progress: DemoProgress }).progress);
+    };
+    const last = await this.request<DemoStreamLine>({ method: 'POST', path: '/api/admin/demo', body, headers: { accept: NDJSON }, onLine });
+    if ('result' in last) return last.result;
+    // The load failed after the answer's status was sent: the error is the last line.
+    if ('error' in last) throw PartnerkitError.fromResponse(last.error.status, last);
+    throw PartnerkitError.fromResponse(200, last);
+  }
 
   readonly reports = {
     /** GET /api/tracking/performance/:programId with a dashboard session token (or the admin token). */

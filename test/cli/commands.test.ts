@@ -1,35 +1,14 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, test } from 'vitest';
-import { BIN, cliEnv, runCli, tempDataDir } from '../helpers/cli.js';
+import { cliEnv, runCli, runOnTerminal, tempDataDir } from '../helpers/cli.js';
 
 // Runs against dist/: `npm run build` first. Command names, help and completion (docs/behaviour.md §9.9).
 
-/** Runs the CLI on a pseudo-terminal (util-linux `script`), answering `answer` once `prompt` shows. */
-function onTerminal(args: string[], prompt: string, answer: string): Promise<string> {
-  return new Promise((done, fail) => {
-    const command = [process.execPath, BIN, ...args].map((word) => `'${word}'`).join(' ');
-    const child = spawn('script', ['-qec', command, '/dev/null'], { env: cliEnv(tempDataDir()), stdio: ['pipe', 'pipe', 'pipe'] });
-    let output = '';
-    let answered = false;
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      if (!answered && output.includes(prompt)) {
-        answered = true;
-        child.stdin.write(answer);
-      }
-    });
-    child.once('error', fail);
-    child.once('exit', () => done(output));
-  });
-}
-
 describe('a misspelt command (@oclif/plugin-not-found)', () => {
   test.skipIf(process.platform !== 'linux')('on a terminal it asks "Did you mean webhook events?"; no runs nothing', async () => {
-    const output = await onTerminal(['webhok', 'events'], '(Y/n)', 'n\r');
-    const text = stripVTControlCharacters(output);
+    const { code, output: text } = await runOnTerminal(['webhok', 'events'], cliEnv(tempDataDir()), { prompt: '(Y/n)', answer: 'n\r' });
+    expect(code).toBe(127);
     expect(text).toContain('webhok events is not a partnerkit command.');
     expect(text).toContain('Did you mean webhook events?');
     expect(text).toContain('Run partnerkit help for a list of available commands.');
