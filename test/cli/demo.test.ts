@@ -5,10 +5,10 @@ import { cliEnv, runJson, runOnTerminal, startServe, tempDataDir } from '../help
 
 const LABELS = ['writing clicks', 'writing leads, sales and commissions', 'committing'];
 
-describe('partnerkit demo through a running server', () => {
-  test.skipIf(process.platform !== 'linux')('on a terminal: a bar labelled with each phase of the server-side load, in order', async () => {
+describe('partnerkit demo progress', () => {
+  test.skipIf(process.platform !== 'linux').each(['in-process', 'through a running server'])('on a terminal, %s: a bar labelled with each phase of the load, in order', async (where) => {
     const dataDir = tempDataDir();
-    await startServe(dataDir);
+    if (where !== 'in-process') await startServe(dataDir);
     const { code, output } = await runOnTerminal(['demo', '--days', '10', '--clicks', '200000'], cliEnv(dataDir));
     expect(code).toBe(0);
     const seen = LABELS.map((label) => output.indexOf(`${label} `));
@@ -18,7 +18,7 @@ describe('partnerkit demo through a running server', () => {
     expect(output).toContain('Loaded Demo program (seed 42)');
   }, 120_000);
 
-  test('--json: the result document only, no progress on stdout', async () => {
+  test('--json through a running server: the result document only, no progress on stdout', async () => {
     const dataDir = tempDataDir();
     await startServe(dataDir);
     const result = await runJson(['demo', '--days', '3', '--clicks', '500'], cliEnv(dataDir));
