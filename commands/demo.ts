@@ -2,12 +2,17 @@ import { Flags } from '@oclif/core';
 import cliProgress from 'cli-progress';
 import { PartnerkitCommand } from '../src/cli/base.js';
 import { nextCommand } from '../src/cli/next-command.js';
-import { renderObject } from '../src/cli/output.js';
+import { formatCount, renderObject } from '../src/cli/output.js';
 import { clockFromEnv } from '../src/clock.js';
 import { runningServer, type DataDir } from '../src/config.js';
-import { DEMO_DEFAULTS, DEMO_LIMITS, type DemoOptions, type DemoResult } from '../src/api/index.js';
+import { DEMO_DEFAULTS, DEMO_LIMITS, type DemoOptions, type DemoPhase, type DemoProgress, type DemoResult } from '../src/api/index.js';
 import { loadDemo } from '../src/domain/demo.js';
-import { DataDirLockedError, openLocalApp } from '../src/local.js';
+import { openLocalApp } from '../src/local.js';
+
+/** What the bar says in each phase of a load (docs/behaviour.md §9.8), padded to one width so the bar stays put. */
+const PHASE_LABELS: Record<DemoPhase, string> = { clicks: 'writing clicks', sales: 'writing leads, sales and commissions', commit: 'committing' };
+const LABEL_WIDTH = Math.max(...Object.values(PHASE_LABELS).map((label) => label.length));
+const label = (phase: DemoPhase) => PHASE_LABELS[phase].padEnd(LABEL_WIDTH);
 
 export default class Demo extends PartnerkitCommand {
   static override description =
@@ -24,16 +29,26 @@ export default class Demo extends PartnerkitCommand {
     const options: DemoOptions = { days: flags.days, clicks: flags.clicks, seed: flags.seed };
     const dir = this.dataDir(flags);
     const started = performance.now();
-    // A server holding the data dir runs the same loader (POST /api/admin/demo); otherwise load here.
-    const result =
-      flags.url ?? runningServer(dir)?.url
-        ? await this.withClient(flags, {}, (client) => client.demo.load(options))
-        : await this.loadLocally(dir, options);
+    // On a terminal, a bar with the load's phase, whether this process loads or a server does.
+    const bar = process.stderr.isTTY && !this.jsonEnabled()
+      ? new cliProgress.SingleBar({ format: '{phase} {bar} {percentage}% | {value}/{total} clicks | {duration}s' }, cliProgress.Presets.shades_classic)
+      : undefined;
+    bar?.start(options.clicks, 0, { phase: label('clicks') });
+    const onProgress = ({ phase, done }: DemoProgress) => bar?.update(done, { phase: label(phase) });
+    let result: DemoResult;
+    try {
+      // A server holding the data dir runs the same loader (POST /api/admin/demo) and streams its progress; otherwise load here.
+      result = flags.url ?? runningServer(dir)?.url
+        ? await this.withClient(flags, {}, (client) => client.demo.load(options, { onProgress }))
+        : await this.loadLocally(dir, options, onProgress);
+    } finally {
+      bar?.stop();
+    }
     const seconds = (performance.now() - started) / 1000;
 
     const c = result.counts;
-    this.log(`Loaded ${result.name} in ${seconds.toFixed(1)} s: ${c.clicks.toLocaleString('en-US')} clicks, ${c.leads.toLocaleString('en-US')} leads, ` +
-      `${c.conversions.toLocaleString('en-US')} conversions, ${c.sales.toLocaleString('en-US')} sales (${c.renewals.toLocaleString('en-US')} renewals), ` +
+    this.log(`Loaded ${result.name} in ${seconds.toFixed(1)} s: ${formatCount(c.clicks)} clicks, ${formatCount(c.leads)} leads, ` +
+      `${formatCount(c.conversions)} conversions, ${formatCount(c.sales)} sales (${formatCount(c.renewals)} renewals), ` +
       `${c.partners} partners, ${result.from.slice(0, 10)} – ${result.to.slice(0, 10)}.\n`);
     this.log(renderObject({
       'program id': result.programId,
@@ -49,22 +64,11 @@ export default class Demo extends PartnerkitCommand {
     return result;
   }
 
-  private async loadLocally(dir: DataDir, options: DemoOptions): Promise<DemoResult> {
-    let local;
+  private async loadLocally(dir: DataDir, options: DemoOptions, onProgress: (progress: DemoProgress) => void): Promise<DemoResult> {
+    const local = await openLocalApp(dir, clockFromEnv());
     try {
-      local = await openLocalApp(dir, clockFromEnv());
-    } catch (error) {
-      if (error instanceof DataDirLockedError) this.error(error.message, { exit: 2 });
-      throw error;
-    }
-    const bar = process.stdout.isTTY && !this.jsonEnabled()
-      ? new cliProgress.SingleBar({ format: 'clicks {bar} {percentage}% | {value}/{total} | {duration}s' }, cliProgress.Presets.shades_classic)
-      : undefined;
-    bar?.start(options.clicks, 0);
-    try {
-      return await loadDemo(local.deps, options, (done) => bar?.update(done));
+      return await loadDemo(local.deps, options, onProgress);
     } finally {
-      bar?.stop();
       await local.close();
     }
   }

@@ -6,7 +6,6 @@ import { nextCommand } from '../src/cli/next-command.js';
 import { DEFAULT_EDGE, DEFAULT_RATE_LIMIT } from '../src/app.js';
 import { DEFAULT_CONNECTION_TIMEOUTS } from '../src/http/connections.js';
 import { LOG_LEVELS, readableLines } from '../src/http/request-log.js';
-import { DataDirLockedError } from '../src/local.js';
 import { startServer, startupHint } from '../src/server.js';
 
 export default class Serve extends PartnerkitCommand {
@@ -45,26 +44,20 @@ export default class Serve extends PartnerkitCommand {
     if (flags['headers-timeout-ms'] > flags['request-timeout-ms']) {
       this.error('--headers-timeout-ms cannot exceed --request-timeout-ms: the headers are part of the request', { exit: 2 });
     }
-    let server;
-    try {
-      server = await startServer({
-        dir,
-        clock: clockFromEnv(),
-        host: flags.host,
-        port: flags.port,
-        rateLimit: { max: flags['rate-limit'], windowSeconds: flags['rate-window'] },
-        log: { level: flags['log-level'] as LogLevel, stream: process.stdout.isTTY ? readableLines(process.stdout) : undefined },
-        connections: { headersMs: flags['headers-timeout-ms'], requestMs: flags['request-timeout-ms'], keepAliveMs: flags['keep-alive-timeout-ms'] },
-        edge: {
-          clicks: { dedupMinutes: flags['click-dedup-minutes'], rateLimit: { max: flags['click-rate-limit'], windowSeconds: flags['click-rate-window'] } },
-          authFailureLimit: DEFAULT_EDGE.authFailureLimit,
-          trustProxy: flags['trust-proxy'],
-        },
-      });
-    } catch (error) {
-      if (error instanceof DataDirLockedError) this.error(error.message, { exit: 2 });
-      throw error;
-    }
+    const server = await startServer({
+      dir,
+      clock: clockFromEnv(),
+      host: flags.host,
+      port: flags.port,
+      rateLimit: { max: flags['rate-limit'], windowSeconds: flags['rate-window'] },
+      log: { level: flags['log-level'] as LogLevel, stream: process.stdout.isTTY ? readableLines(process.stdout) : undefined },
+      connections: { headersMs: flags['headers-timeout-ms'], requestMs: flags['request-timeout-ms'], keepAliveMs: flags['keep-alive-timeout-ms'] },
+      edge: {
+        clicks: { dedupMinutes: flags['click-dedup-minutes'], rateLimit: { max: flags['click-rate-limit'], windowSeconds: flags['click-rate-window'] } },
+        authFailureLimit: DEFAULT_EDGE.authFailureLimit,
+        trustProxy: flags['trust-proxy'],
+      },
+    });
     this.logToStderr(`partnerkit listening on ${server.url} (data dir ${dir.root})`);
     // Other commands find this server through the data dir, so the hint names the dir, not the URL.
     this.logToStderr(await startupHint(server, (args) => nextCommand(this.config.root, args, { 'data-dir': flags['data-dir'] })));

@@ -42,6 +42,9 @@ export function readAdminToken(dir: DataDir): string | undefined {
   return existsSync(dir.adminTokenFile) ? readFileSync(dir.adminTokenFile, 'utf8').trim() : undefined;
 }
 
+/** Another process holds the data dir's database (DuckDB lets one process open it). */
+export class DataDirLockedError extends Error {}
+
 export type Discovery = { url: string; pid: number; startedAt: string };
 
 /** The running server of this data dir, if its discovery file names a live process. */

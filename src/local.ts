@@ -1,12 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp, DEFAULT_EDGE, DEFAULT_RATE_LIMIT, type AppDeps, type EdgeSettings } from './app.js';
 import type { Clock } from './clock.js';
-import { ensureDataDir, runningServer, type DataDir } from './config.js';
+import { DataDirLockedError, ensureDataDir, runningServer, type DataDir } from './config.js';
 import { sha256 } from './domain/secrets.js';
-import { responseBody, type Transport } from './sdk/transport.js';
+import { isNdjson, readNdjson, responseBody, type Transport } from './sdk/transport.js';
 import { Store } from './store/db.js';
-
-export class DataDirLockedError extends Error {}
 
 /** Opens the data dir's database; a clear error when another process holds it. */
 export async function openStore(dir: DataDir): Promise<Store> {
@@ -63,8 +61,11 @@ export async function openLocalApp(
 
 /** The SDK's transport over an in-process app: same routes, validation and errors as HTTP. */
 export function injectTransport(app: FastifyInstance): Transport {
-  return async ({ method, path, headers, body }) => {
+  return async ({ method, path, headers, body, onLine }) => {
     const response = await app.inject({ method, url: path, headers, payload: body as string | object | undefined });
+    if (onLine && isNdjson(response.headers['content-type'])) {
+      return { status: response.statusCode, headers: response.headers, body: await readNdjson([response.rawPayload], onLine) };
+    }
     return { status: response.statusCode, headers: response.headers, body: responseBody(response.body, response.headers['content-type']) };
   };
 }

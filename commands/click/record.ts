@@ -11,7 +11,7 @@ export default class ClickRecord extends PartnerkitCommand {
 
   async run() {
     const { flags } = await this.parse(ClickRecord);
-    const click = await this.withClient(flags, {}, (client) => client.trackClick({ ref: flags.ref, test: flags.test }));
+    const click = await this.withClient(flags, {}, (client) => client.sendClick({ ref: flags.ref, test: flags.test }));
     this.log(click.click_id);
     return click;
   }

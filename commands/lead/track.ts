@@ -16,7 +16,7 @@ export default class LeadTrack extends PartnerkitCommand {
   async run() {
     const { flags } = await this.parse(LeadTrack);
     const result = await this.withClient(flags, { apiKey: flags['api-key'] }, (client) =>
-      client.trackLead({ customer_key: flags['customer-key'], click_id: flags['click-id'], email: flags.email, name: flags.name }),
+      client.sendLead({ customer_key: flags['customer-key'], click_id: flags['click-id'], email: flags.email, name: flags.name }),
     );
     this.log(renderObject(result));
     return result;

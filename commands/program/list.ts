@@ -1,5 +1,5 @@
 import { PartnerkitCommand } from '../../src/cli/base.js';
-import { renderTable } from '../../src/cli/output.js';
+import { formatCount, renderTable } from '../../src/cli/output.js';
 
 export default class ProgramList extends PartnerkitCommand {
   static override description = 'List programs';
@@ -13,7 +13,7 @@ export default class ProgramList extends PartnerkitCommand {
         [
           { header: 'id', value: (p) => p.id },
           { header: 'name', value: (p) => p.name },
-          { header: 'commission', value: (p) => (p.commission.type === 'percent' ? `${p.commission.percent} %` : `${p.commission.flatCents} ¢`) },
+          { header: 'commission', value: (p) => (p.commission.type === 'percent' ? `${p.commission.percent} %` : `${formatCount(p.commission.flatCents)} ¢`) },
           { header: 'window', value: (p) => `${p.attributionWindowDays} d` },
           { header: 'hold', value: (p) => `${p.holdDays} d` },
           { header: 'created', value: (p) => p.createdAt },

@@ -1,10 +1,12 @@
 import { Flags } from '@oclif/core';
 import { PartnerkitCommand } from '../../src/cli/base.js';
+import { describeFailure, errorDocument } from '../../src/cli/errors.js';
 import { renderObject } from '../../src/cli/output.js';
 import type { SaleRequest } from '../../src/api/index.js';
+import { alreadyRecordedSaleId } from '../../src/sdk/tracking.js';
 
 export default class SaleSend extends PartnerkitCommand {
-  static override description = 'Record a sale through POST /api/v1/track/sale; exits non-zero with error.code on any error';
+  static override description = 'Record a sale through POST /api/v1/track/sale; a transaction id recorded earlier is a success (exit 0), any error exits non-zero with its error.code';
   static override examples = [
     '<%= config.bin %> sale send --api-key pk_live_… --customer-key user_42 --amount-cents 4999 --transaction-id in_1001',
     '<%= config.bin %> sale send --api-key pk_live_… --click-id ck_1_… --amount-cents 990 --transaction-id in_1002 --currency eur --test',
@@ -39,8 +41,23 @@ export default class SaleSend extends PartnerkitCommand {
       occurred_at: flags['occurred-at'],
       additional_data: flags.test ? { test_mode: true } : undefined,
     };
-    const result = await this.withClient(flags, { apiKey: flags['api-key'] }, (client) => client.sendSale(body));
-    this.log(renderObject(result));
-    return result;
+    const apiKey = flags['api-key'];
+    try {
+      const result = await this.withClient(flags, { apiKey }, (client) => client.sendSale(body));
+      this.log(renderObject(result));
+      return result;
+    } catch (error) {
+      // A 409 means an earlier call recorded this transaction: success, as the SDK's trackSale
+      // answers it (docs/behaviour.md §9.6); --json prints the error document all the same.
+      const saleId = alreadyRecordedSaleId(error);
+      if (saleId === undefined) throw error;
+      const kind = flags.test || apiKey.startsWith('pk_test_') ? 'test sale' : 'sale';
+      this.log(
+        saleId === null
+          ? `Transaction ${body.transaction_id} was already recorded, without a sale (its attribution window had expired); nothing changed.`
+          : `Transaction ${body.transaction_id} was already recorded as ${kind} ${saleId}; nothing changed.`,
+      );
+      return errorDocument(describeFailure(error));
+    }
   }
 }

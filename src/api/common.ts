@@ -21,7 +21,8 @@ export const instant = z.iso.datetime();
 export const health = z.object({ status: z.literal('ok'), now: instant });
 export type Health = z.infer<typeof health>;
 
-const platformError = z
+/** The platform error envelope (docs/behaviour.md §7.1). */
+export const platformError = z
   .object({
     data: z.null(),
     error: z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { instant } from './common.js';
+import { instant, platformError } from './common.js';
 
 export const DEMO_DEFAULTS = { days: 90, clicks: 200_000, seed: 42 };
 /** Accepted ranges of the options, the same for the CLI and the admin route. */
@@ -32,7 +32,29 @@ export const demoResultSchema = z.object({
   }),
 });
 
+/**
+ * The steps of a load, in order: writing the clicks day by day; generating and writing the leads,
+ * sales and commissions; committing the one transaction.
+ */
+export const DEMO_PHASES = ['clicks', 'sales', 'commit'] as const;
+
+export const demoProgressSchema = z.object({
+  phase: z.enum(DEMO_PHASES),
+  done: z.int().describe('Clicks written so far'),
+  total: z.int().describe('Clicks to write'),
+});
+
+/** A line of the streamed answer: progress lines, then the result or the error (the platform envelope). */
+export const demoStreamLineSchema = z.union([
+  z.object({ progress: demoProgressSchema }),
+  z.object({ result: demoResultSchema }),
+  platformError,
+]);
+
 export type DemoRequest = z.input<typeof demoRequestSchema>;
 /** The options with their defaults filled in, as the loader takes them. */
 export type DemoOptions = z.output<typeof demoRequestSchema>;
 export type DemoResult = z.output<typeof demoResultSchema>;
+export type DemoPhase = (typeof DEMO_PHASES)[number];
+export type DemoProgress = z.output<typeof demoProgressSchema>;
+export type DemoStreamLine = z.output<typeof demoStreamLineSchema>;

@@ -6,6 +6,7 @@
 export * from './admin.js';
 export * from './common.js';
 export * from './demo.js';
+export * from './media-types.js';
 export * from './payouts.js';
 export * from './reports.js';
 export * from './tracking.js';

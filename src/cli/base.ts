@@ -1,9 +1,9 @@
-import { Command, Flags, Interfaces } from '@oclif/core';
+import { Command, Errors, Flags, Interfaces } from '@oclif/core';
 import { clockFromEnv } from '../clock.js';
 import { dataDir, ensureDataDir, readAdminToken, runningServer, type DataDir } from '../config.js';
 import { injectTransport, openLocalApp } from '../local.js';
+import { describeFailure, errorDocument, USAGE_EXIT } from './errors.js';
 import { PartnerkitClient } from '../sdk/client.js';
-import { PartnerkitError } from '../sdk/errors.js';
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof PartnerkitCommand)['baseFlags'] & T['flags']>;
 
@@ -52,15 +52,21 @@ export abstract class PartnerkitCommand extends Command {
     }
   }
 
-  /** API errors print their error.code; with --json, the error document. */
-  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
-    if (error instanceof PartnerkitError) {
-      if (this.jsonEnabled()) {
-        this.logJson({ error: { code: error.code, status: error.status, message: error.message, details: error.details } });
-        this.exit(1);
-      }
-      this.error(`${error.code}: ${error.message}`, { exit: 1, code: error.code });
+  /**
+   * Every failure, reported once (docs/behaviour.md §9.5): with --json, exactly one error document on
+   * stdout; without, a short message on stderr. Exit 2 when the command line cannot run as written.
+   */
+  protected override async catch(error: Error): Promise<unknown> {
+    if (error instanceof Errors.ExitError) throw error;
+    const failure = describeFailure(error);
+    if (this.jsonEnabled()) {
+      this.logJson(errorDocument(failure));
+      this.exit(failure.exit);
     }
-    return super.catch(error);
+    if (failure.status !== null) this.error(`${failure.code}: ${failure.message}`, { exit: failure.exit, code: failure.code });
+    if (failure.code === 'invalid_usage') {
+      this.error(`${failure.message}\nSee more help with ${this.config.bin} ${this.id?.replaceAll(':', ' ')} --help`, { exit: USAGE_EXIT });
+    }
+    this.error(failure.message, { exit: failure.exit });
   }
 }

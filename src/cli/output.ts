@@ -1,5 +1,14 @@
 import Table from 'cli-table3';
 
+const COUNT = new Intl.NumberFormat('en-US');
+const MONEY = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** A count as tables show it, with thousands separators: 17,935. */
+export const formatCount = (n: number): string => COUNT.format(n);
+
+/** An amount in dollars as tables show it, with thousands separators and two decimals: 11,231,798.00. */
+export const formatMoney = (dollars: number): string => MONEY.format(dollars);
+
 export type Column<T> = { header: string; value: (row: T) => unknown; align?: 'left' | 'right' };
 
 /** A cli-table3 table; cells wrap so wide tables still fit an 80-column terminal. `compact` drops the lines between rows. */
@@ -13,6 +22,16 @@ export function renderTable<T>(columns: Column<T>[], rows: T[], options: { colWi
   });
   for (const row of rows) table.push(columns.map((c) => formatCell(c.value(row))));
   return table.toString();
+}
+
+/**
+ * A long id shortened to `max` characters with its start and end kept (`evt_1NG8Du…I1ABCDE`): the
+ * prefix tells the kind, the end is what a person compares.
+ */
+export function truncateMiddle(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const head = Math.ceil((max - 1) / 2);
+  return `${text.slice(0, head)}…${text.slice(text.length - (max - 1 - head))}`;
 }
 
 /** Key/value lines for one object. */

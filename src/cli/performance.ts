@@ -1,10 +1,8 @@
 import type { PerformanceDay, PerformanceReport, Trend } from '../api/index.js';
-import { renderTable, type Column } from './output.js';
+import { formatCount as count, formatMoney as money, renderTable, type Column } from './output.js';
 
 const ARROWS: Record<Trend['trendDirection'], string> = { up: '▲', down: '▼', stable: '■' };
 
-const count = (n: number) => n.toLocaleString('en-US');
-const money = (n: number) => n.toFixed(2);
 const trendText = (t: Trend) => `${ARROWS[t.trendDirection]} ${t.trend.toFixed(1)}%`;
 
 /** A window as dates when it is whole UTC days, else as instants. */
@@ -13,18 +11,25 @@ function span(from: string, to: string): string {
   return wholeDays ? `${from.slice(0, 10)} – ${to.slice(0, 10)}` : `${from} – ${to}`;
 }
 
-// Two-line headers keep eight columns of a 10-million-click demo inside 80 columns; `period`
+// Two-line headers keep eight columns of a 10-million-click demo inside 100 columns; `period`
 // repeats `date` (docs/behaviour.md §5.4), so the table shows it once (the CSV and JSON keep both).
+// The marked columns are explained under the table (docs/behaviour.md §9.7).
 const dayColumns: Column<PerformanceDay>[] = [
   { header: 'Date', value: (d) => d.date },
   { header: 'Clicks', value: (d) => count(d.clicks), align: 'right' },
   { header: 'Leads', value: (d) => count(d.leads), align: 'right' },
   { header: 'Conv-\nersions', value: (d) => count(d.conversions), align: 'right' },
   { header: 'Revenue', value: (d) => money(d.revenue), align: 'right' },
-  { header: 'Part-\nners', value: (d) => count(d.partners), align: 'right' },
-  { header: 'Sales', value: (d) => count(d.sales), align: 'right' },
+  { header: 'Part-\nners¹', value: (d) => count(d.partners), align: 'right' },
+  { header: 'Sales²', value: (d) => count(d.sales), align: 'right' },
   { header: 'Commis-\nsion', value: (d) => money(d.commission), align: 'right' },
 ];
+
+const DAY_NOTES = [
+  '¹ Partners who joined the program that day (new enrollments).',
+  '² Always 0: the report counts paid sales for the whole period only (Totals).',
+];
+const TOTAL_NOTES = ["³ Revenue per conversion (a customer's first purchase), not per sale."];
 
 type TotalRow = { metric: string; value: string; trend?: Trend };
 
@@ -36,16 +41,17 @@ export function renderPerformance(programId: number, report: PerformanceReport):
     { metric: 'Leads (status lead)', value: count(m.totalLeads), trend: m.leadsTrend },
     { metric: 'Conversions', value: count(m.totalConversions), trend: m.conversionsTrend },
     { metric: 'Revenue', value: money(m.totalRevenue), trend: m.revenueTrend },
-    { metric: 'Partners', value: count(m.totalPartners), trend: m.partnersTrend },
-    { metric: 'Sales', value: count(m.totalSales), trend: m.salesTrend },
+    { metric: 'Partners joined¹', value: count(m.totalPartners), trend: m.partnersTrend },
+    { metric: 'Sales (paid)', value: count(m.totalSales), trend: m.salesTrend },
     { metric: 'Commission', value: money(m.totalPartnersCommission), trend: m.commissionTrend },
     { metric: 'Conversion rate', value: `${m.conversionRate.toFixed(2)}%` },
-    { metric: 'Average order value', value: money(m.averageOrderValue) },
+    { metric: 'Average order value³', value: money(m.averageOrderValue) },
   ];
   return [
     `Program ${programId} performance, ${meta.period}: ${span(meta.dateFrom, meta.dateTo)} (UTC)`,
     `Compared with ${span(meta.previousPeriod.dateFrom, meta.previousPeriod.dateTo)}`,
     renderTable(dayColumns, report.data, { compact: true }),
+    ...DAY_NOTES,
     'Totals',
     renderTable<TotalRow>(
       [
@@ -56,6 +62,7 @@ export function renderPerformance(programId: number, report: PerformanceReport):
       totals,
       { compact: true },
     ),
+    ...TOTAL_NOTES,
   ].join('\n');
 }
 
@@ -64,7 +71,7 @@ const CSV_FIELDS = ['date', 'period', 'clicks', 'leads', 'conversions', 'revenue
 /** A header line and one line per day; money with two decimals. */
 export function performanceCsv(report: PerformanceReport): string {
   const lines = report.data.map((d) =>
-    CSV_FIELDS.map((field) => (field === 'revenue' || field === 'commission' ? money(d[field]) : String(d[field]))).join(','),
+    CSV_FIELDS.map((field) => (field === 'revenue' || field === 'commission' ? d[field].toFixed(2) : String(d[field]))).join(','),
   );
   return [CSV_FIELDS.join(','), ...lines].join('\n');
 }

@@ -1,4 +1,4 @@
-import type { DemoOptions, DemoResult } from '../api/index.js';
+import type { DemoOptions, DemoPhase, DemoProgress, DemoResult } from '../api/index.js';
 import { BulkLoad } from '../store/demo-loader.js';
 import { DEMO_ID_TABLES, DEMO_TERMS, demoHistory, historyStart } from './demo-history.js';
 import type { Deps } from './deps.js';
@@ -7,8 +7,8 @@ import { randomCode } from './secrets.js';
 
 export const DEMO_MEMBER_EMAIL = 'demo@partnerkit.local';
 
-/** Progress of a load: clicks written so far of the total. */
-export type DemoProgress = (done: number, total: number) => void;
+/** Told the load's phase and the clicks written so far, after each day and at each new phase (docs/behaviour.md §2.7). */
+export type DemoProgressListener = (progress: DemoProgress) => void;
 
 /**
  * `partnerkit demo`: a program with partners, a workspace member and a session, and a history of
@@ -17,7 +17,7 @@ export type DemoProgress = (done: number, total: number) => void;
  * demoHistory, is bulk-loaded in one transaction through the appender (the one exception to the
  * HTTP path).
  */
-export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoProgress = () => {}): Promise<DemoResult> {
+export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoProgressListener = () => {}): Promise<DemoResult> {
   const now = deps.clock.now().getTime();
   const firstDay = historyStart(now, options.days);
   // The program exists from the start of the history, so `--period all` shows all of it.
@@ -38,14 +38,20 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
   const reserve = await deps.store.transaction((sql) => deps.store.idAllocator(sql, DEMO_ID_TABLES));
   const counts = await BulkLoad.run(deps.store, async (load) => {
     const history = demoHistory(options, { programId: program.id, firstDay, now }, { reserve, refCode: randomCode });
+    const report = (phase: DemoPhase, done: number) => progress({ phase, done, total: options.clicks });
     let written = 0;
     for (let part = history.next(); ; part = history.next()) {
-      if (part.done) return part.value;
+      if (part.done) {
+        // BulkLoad commits when this returns: seconds for millions of rows.
+        report('commit', written);
+        return part.value;
+      }
       await load.append(part.value);
-      if (part.value.table !== 'clicks') continue;
+      if (part.value.table !== 'clicks' || part.value.rowCount === 0) continue;
       written += part.value.rowCount;
-      progress(written, options.clicks);
-      // Between days, let timers (a progress bar) and, in a server, other requests run.
+      // After the last day's clicks the generator works out the leads and sales before yielding them.
+      report(written === options.clicks ? 'sales' : 'clicks', written);
+      // Between days, let timers (a progress bar), a streamed answer and, in a server, other requests run.
       await new Promise((resolve) => setImmediate(resolve));
     }
   });

@@ -35,9 +35,15 @@ export function toAppError(error: unknown): AppError {
   return new AppError('internal_error', 'An internal error occurred; nothing was recorded. Retrying is safe.');
 }
 
-function replyWithError(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+/** The AppError a request is answered with; the cause of an internal error is logged (docs/behaviour.md §11.2). */
+export function requestError(error: unknown, request: FastifyRequest): AppError {
   const appError = toAppError(error);
   if (appError.code === 'internal_error') request.log.error({ err: error }, 'request failed');
+  return appError;
+}
+
+function replyWithError(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  const appError = requestError(error, request);
   const retryAfter = appError.extra.retry_after_seconds;
   if (typeof retryAfter === 'number') void reply.header('retry-after', String(retryAfter));
   return reply.status(appError.status).send(errorBody(appError));

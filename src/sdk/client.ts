@@ -1,13 +1,17 @@
 import type {
   ApiKey, ApproveCommissionsRequest, ClickRequest, ClickResult, Commission, CommissionStatus, CreateApiKeyRequest, CreatedApiKey, CreatedProgram,
-  CreatePartnerRequest, CreateProgramRequest, CreateSessionRequest, DemoRequest, DemoResult, EnrollPartnerRequest, Enrollment, ExportFormat,
-  Health, LeadRequest, LeadResult, LiveSaleResult, MemberRequest, Membership, Partner, Payout, PayoutBatch, PayoutPreview, PayoutStatus,
-  PerformanceQuery, PerformanceReport, ProductRule, ProductRuleRequest, Program, RejectCommissionsRequest, RetiredApiKey, SaleRequest,
-  EXPORTED_PAYOUTS_HEADER, SaleResult, Session, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER, SkipReason, UpdatePartnerRequest, UpdateProgramRequest, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret,
-  WebhookSecretRequest,
+  CreatePartnerRequest, CreateProgramRequest, CreateSessionRequest, DemoProgress, DemoRequest, DemoResult, DemoStreamLine, EnrollPartnerRequest,
+  Enrollment, ExportFormat, Health, LeadRequest, LeadResult, LiveSaleResult, MemberRequest, Membership, Partner, Payout, PayoutBatch,
+  PayoutPreview, PayoutStatus, PerformanceQuery, PerformanceReport, ProductRule, ProductRuleRequest, Program, RejectCommissionsRequest,
+  RetiredApiKey, SaleRequest, EXPORTED_PAYOUTS_HEADER, SaleResult, Session, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER, SkipReason,
+  UpdatePartnerRequest, UpdateProgramRequest, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
 } from '../api/index.js';
+import { NDJSON } from '../api/media-types.js';
 import { PartnerkitError } from './errors.js';
-import { toSaleRequest, type TrackSaleInput, type TrackSaleResult } from './track-sale.js';
+import {
+  alreadyRecordedSaleId, fromClickResult, fromLeadResult, toClickRequest, toLeadRequest, toSaleRequest,
+  type TrackClickInput, type TrackClickResult, type TrackLeadInput, type TrackLeadResult, type TrackSaleInput, type TrackSaleResult,
+} from './tracking.js';
 import { fetchTransport, NetworkError, type ApiRequest, type ApiResponse, type Transport } from './transport.js';
 
 export type ClientOptions = {
@@ -89,6 +93,9 @@ export class PartnerkitClient {
     return this.request({ method: 'PATCH', path, body });
   }
 
+  // The track* calls take and answer camelCase; the send* calls post the endpoint's own body and
+  // answer its own body (docs/behaviour.md §9.1).
+
   /** Records a sale. A duplicate invoiceId resolves as already_recorded (the 409), never retried. */
   async trackSale(input: TrackSaleInput): Promise<TrackSaleResult> {
     try {
@@ -96,11 +103,9 @@ export class PartnerkitClient {
       const live = result as LiveSaleResult;
       return { status: 'recorded', saleId: live.sale_id, commissionId: live.commission_id, message: live.message };
     } catch (error) {
-      if (error instanceof PartnerkitError && error.code === 'duplicate_transaction') {
-        const saleId = (error.details as { sale_id?: number | null } | null)?.sale_id ?? null;
-        return { status: 'already_recorded', saleId, message: error.message };
-      }
-      throw error;
+      const saleId = alreadyRecordedSaleId(error);
+      if (saleId === undefined) throw error;
+      return { status: 'already_recorded', saleId, message: (error as PartnerkitError).message };
     }
   }
 
@@ -110,15 +115,25 @@ export class PartnerkitClient {
   }
 
   /**
-   * POST /api/v1/track/click. With the client's API key it is a server-side click, which may name
-   * the visitor (`ip`, `user_agent`) for the unique-click check; without one it is public.
+   * Records a click. With the client's API key it is a server-side click, which may name the
+   * visitor (`ip`, `userAgent`) for the unique-click check; without one it is public.
    */
-  trackClick(body: ClickRequest): Promise<ClickResult> {
+  async trackClick(input: TrackClickInput): Promise<TrackClickResult> {
+    return fromClickResult(await this.sendClick(toClickRequest(input)));
+  }
+
+  /** POST /api/v1/track/click with the endpoint's own field names. */
+  sendClick(body: ClickRequest): Promise<ClickResult> {
     return this.post('/api/v1/track/click', body, 'apiKey');
   }
 
-  /** POST /api/v1/track/lead. */
-  trackLead(body: LeadRequest): Promise<LeadResult> {
+  /** Records a signup: binds your customer id to the click's partner. */
+  async trackLead(input: TrackLeadInput): Promise<TrackLeadResult> {
+    return fromLeadResult(await this.sendLead(toLeadRequest(input)));
+  }
+
+  /** POST /api/v1/track/lead with the endpoint's own field names. */
+  sendLead(body: LeadRequest): Promise<LeadResult> {
     return this.post('/api/v1/track/lead', body, 'apiKey');
   }
 
@@ -196,8 +211,12 @@ export class PartnerkitClient {
   };
 
   readonly demo = {
-    /** POST /api/admin/demo: a demo program with a generated history, loaded by the server. */
-    load: (body: DemoRequest = {}) => this.post<DemoResult>('/api/admin/demo', body),
+    /**
+     * POST /api/admin/demo: a demo program with a generated history, loaded by the server. With
+     * `onProgress`, the server streams the load's progress (NDJSON) and each step is passed on.
+     */
+    load: (body: DemoRequest = {}, options: { onProgress?: (progress: DemoProgress) => void } = {}) =>
+      options.onProgress ? this.streamDemo(body, options.onProgress) : this.post<DemoResult>('/api/admin/demo', body),
   };
 
   /** Commission review (a member's session token or the admin token). */
@@ -235,6 +254,16 @@ export class PartnerkitClient {
       return { file: response.body as string, exportedPayoutIds: headerList(response.headers[EXPORTED_HEADER]).map(Number), skipped };
     },
   };
+  private async streamDemo(body: DemoRequest, onProgress: (progress: DemoProgress) => void): Promise<DemoResult> {
+    const onLine = (line: unknown) => {
+      if (typeof line === 'object' && line !== null && 'progress' in line) onProgress((line as { progress: DemoProgress }).progress);
+    };
+    const last = await this.request<DemoStreamLine>({ method: 'POST', path: '/api/admin/demo', body, headers: { accept: NDJSON }, onLine });
+    if ('result' in last) return last.result;
+    // The load failed after the answer's status was sent: the error is the last line.
+    if ('error' in last) throw PartnerkitError.fromResponse(last.error.status, last);
+    throw PartnerkitError.fromResponse(200, last);
+  }
 
   readonly reports = {
     /** GET /api/tracking/performance/:programId with a dashboard session token (or the admin token). */

@@ -1,6 +1,8 @@
 export { PartnerkitClient, type ClientOptions } from './client.js';
 export { PartnerkitError } from './errors.js';
-export { toSaleRequest, type TrackSaleInput, type TrackSaleResult } from './track-sale.js';
+export {
+  toSaleRequest, type TrackClickInput, type TrackClickResult, type TrackLeadInput, type TrackLeadResult, type TrackSaleInput, type TrackSaleResult,
+} from './tracking.js';
 export { fetchTransport, NetworkError, type ApiRequest, type ApiResponse, type Transport } from './transport.js';
 export type {
   ApiKey, ClickRequest, ClickResult, CommissionTerms, CreateApiKeyRequest, CreatedApiKey, CreatedProgram, CreatePartnerRequest,

@@ -2,7 +2,7 @@ import {
   invoiceSubscriptionId, invoiceSubscriptionMetadata, METADATA, metadataValue, renewalSkipReason, type RenewalSkipReason,
   type StripeInvoice,
 } from '../api/stripe-event.js';
-import type { TrackSaleInput } from './track-sale.js';
+import type { TrackSaleInput } from './tracking.js';
 
 export type { StripeInvoice } from '../api/stripe-event.js';
 

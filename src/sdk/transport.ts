@@ -1,5 +1,14 @@
+import { NDJSON } from '../api/media-types.js';
+
 /** How the client reaches the API: fetch over the network, or an in-process app (the CLI). */
-export type ApiRequest = { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; path: string; headers?: Record<string, string>; body?: unknown };
+export type ApiRequest = {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** For an answer streamed as NDJSON: each line, parsed, as it arrives; the last is also the answer's body. */
+  onLine?: (line: unknown) => void;
+};
 export type ApiResponse = { status: number; headers: Record<string, unknown>; body: unknown };
 export type Transport = (request: ApiRequest) => Promise<ApiResponse>;
 
@@ -27,7 +36,7 @@ export function responseBody(text: string, contentType: unknown): unknown {
 
 export function fetchTransport(baseUrl: string, fetchImpl: typeof fetch = fetch): Transport {
   const base = baseUrl.replace(/\/+$/, '');
-  return async ({ method, path, headers, body }) => {
+  return async ({ method, path, headers, body, onLine }) => {
     let response: Response;
     try {
       response = await fetchImpl(base + path, {
@@ -38,7 +47,33 @@ export function fetchTransport(baseUrl: string, fetchImpl: typeof fetch = fetch)
     } catch (error) {
       throw new NetworkError(`Could not reach ${base}: ${(error as Error).message}`, { cause: error });
     }
+    if (onLine && response.body && isNdjson(response.headers.get('content-type'))) {
+      return { status: response.status, headers: Object.fromEntries(response.headers), body: await readNdjson(response.body, onLine) };
+    }
     const text = await response.text();
     return { status: response.status, headers: Object.fromEntries(response.headers), body: responseBody(text, response.headers.get('content-type')) };
   };
+}
+
+export function isNdjson(contentType: unknown): boolean {
+  return typeof contentType === 'string' && contentType.startsWith(NDJSON);
+}
+
+/** Reads an NDJSON body chunk by chunk, passing each line to `onLine` as it completes; answers the last line. */
+export async function readNdjson(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, onLine: (line: unknown) => void): Promise<unknown> {
+  const decoder = new TextDecoder();
+  let pending = '';
+  let last: unknown = null;
+  const take = (text: string) => {
+    if (text.trim() === '') return;
+    last = JSON.parse(text);
+    onLine(last);
+  };
+  for await (const chunk of chunks) {
+    const lines = (pending + decoder.decode(chunk, { stream: true })).split('\n');
+    pending = lines.pop()!;
+    lines.forEach(take);
+  }
+  take(pending + decoder.decode());
+  return last;
 }

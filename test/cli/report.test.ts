@@ -170,21 +170,38 @@ describe('partnerkit report performance', () => {
     });
   });
 
-  test('the table: dates in the heading, a row per day, totals with trend arrows, within 80 columns', async () => {
+  test('the table: dates in the heading, a row per day, totals with trend arrows, footnotes, within 80 columns', async () => {
     const { stdout, code } = await cli(dataDir, ['report', 'performance', '1']);
     expect(code).toBe(0);
     const lines = stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('Program 1 performance, 7d: 2026-03-04 – 2026-03-10 (UTC)');
     expect(lines[1]).toBe('Compared with 2026-02-25 – 2026-03-03');
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+    // Counts and money with thousands separators, money with two decimals (docs/behaviour.md §9.7).
+    const counted = (n: number) => n.toLocaleString('en-US');
+    const dollars = (n: number) => n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
     for (const day of days(events, '2026-03-04', '2026-03-10')) {
       const row = lines.find((l) => l.startsWith(`│ ${day.date} `))!;
-      const cells = row.split('│').slice(1, -1).map((c) => c.trim().replace(/,/g, ''));
+      const cells = row.split('│').slice(1, -1).map((c) => c.trim());
       expect(cells).toEqual([
-        day.date, String(day.clicks), String(day.leads), String(day.conversions), day.revenue.toFixed(2),
-        String(day.partners), String(day.sales), day.commission.toFixed(2),
+        day.date, counted(day.clicks), counted(day.leads), counted(day.conversions), dollars(day.revenue),
+        counted(day.partners), counted(day.sales), dollars(day.commission),
       ]);
     }
+    expect(lines.some((l) => /^│ 2026-03-\d\d .*│ +\d{1,3},\d{3}\.\d\d │/.test(l)), 'a day with revenue above 1,000 dollars').toBe(true);
+    // The columns that read as broken without a word say what they are.
+    expect(lines[3]).toMatch(/│ Part- │ Sales² │/);
+    expect(lines[4]).toMatch(/│ ners¹ │/);
+    const afterDays = lines.indexOf('Totals');
+    expect(lines.slice(afterDays - 2, afterDays)).toEqual([
+      '¹ Partners who joined the program that day (new enrollments).',
+      '² Always 0: the report counts paid sales for the whole period only (Totals).',
+    ]);
+    expect(lines.at(-1)).toBe("³ Revenue per conversion (a customer's first purchase), not per sale.");
+    const metrics = lines.filter((l) => l.startsWith('│ ')).slice(-9).map((l) => l.split('│')[1].trim());
+    expect(metrics).toEqual([
+      'Clicks', 'Leads (status lead)', 'Conversions', 'Revenue', 'Partners joined¹', 'Sales (paid)', 'Commission', 'Conversion rate', 'Average order value³',
+    ]);
     const now = totals(events, '2026-03-04', '2026-03-10');
     const arrows = { up: '▲', down: '▼', stable: '■' } as const;
     const clicksTrend = trend(now.clicks, totals(events, '2026-02-25', '2026-03-03').clicks);

@@ -77,10 +77,23 @@ describe('partnerkit webhook replay / webhook events', () => {
       [again[0].event_id, 'already_recorded', 3],
       [expect.stringMatching(/^evt_/), 'non_positive_amount', null],
     ]);
-    const table = await runCli(['webhook', 'events', '--program', '1', '--limit', '1'], env);
+    // Two lines an event keep the table inside 100 columns (docs/behaviour.md §9.7).
+    const table = await runCli(['webhook', 'events', '--program', '1', '--limit', '2'], env);
     expect(table.code).toBe(0);
-    expect(table.stdout).toContain('invoice.payment_succeeded');
-    expect(table.stdout).toContain('already_recorded');
+    const row = (cells: string[]) => `│ ${cells[0].padEnd(10)} │ ${cells[1].padEnd(28)} │ ${cells[2].padEnd(16)} │ ${cells[3].padStart(4)} │`;
+    const rule = (left: string, middle: string, right: string) => `${left}${['', '', '', ''].map((_, i) => '─'.repeat([12, 30, 18, 6][i])).join(middle)}${right}`;
+    expect(table.stdout.trimEnd().split('\n')).toEqual([
+      rule('┌', '┬', '┐'),
+      row(['Received', 'Type', 'Outcome', 'Sale']),
+      row(['(UTC)', 'event id', 'reason', '']),
+      rule('├', '┼', '┤'),
+      row(['2026-03-01', 'invoice.payment_succeeded', 'recorded', '8']),
+      row(['12:00:00', again[1].event_id, 'already_recorded', '']),
+      rule('├', '┼', '┤'),
+      row(['2026-03-01', 'checkout.session.completed', 'recorded', '3']),
+      row(['12:00:00', again[0].event_id, 'already_recorded', '']),
+      rule('└', '┴', '┘'),
+    ]);
   }, CLI_TIMEOUT);
 
   test('a failed delivery exits 1: wrong secret, a placeholder without a value; the other files are still sent', async () => {

@@ -2,6 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { onTestFinished } from 'vitest';
 
 /** The built CLI (npm test builds first). */
@@ -80,4 +81,26 @@ export async function until(condition: () => boolean, timeoutMs = 15_000): Promi
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/**
+ * The CLI on a pseudo-terminal (util-linux `script`, so Linux only): its exit code and everything it
+ * wrote, escape codes stripped; `reply.answer` is typed once `reply.prompt` shows.
+ */
+export function runOnTerminal(args: string[], env: NodeJS.ProcessEnv, reply?: { prompt: string; answer: string }): Promise<{ code: number | null; output: string }> {
+  return new Promise((done, fail) => {
+    const command = [process.execPath, BIN, ...args].map((word) => `'${word}'`).join(' ');
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    let answered = false;
+    child.stdout!.on('data', (chunk) => {
+      output += chunk;
+      if (reply && !answered && output.includes(reply.prompt)) {
+        answered = true;
+        child.stdin!.write(reply.answer);
+      }
+    });
+    child.once('error', fail);
+    child.once('exit', (code) => done({ code, output: stripVTControlCharacters(output) }));
+  });
 }

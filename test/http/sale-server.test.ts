@@ -120,3 +120,22 @@ describe('SDK trackSale against a listening server', () => {
     await expect(client.trackSale({ customerExternalId: 'c', amount: 100, invoiceId: 'in_1' })).rejects.toBeInstanceOf(NetworkError);
   });
 });
+
+describe('SDK trackClick and trackLead against a listening server (camelCase in and out)', () => {
+  test('a server-side click names its visitor by ip and userAgent; the lead binds customerExternalId to the click', async () => {
+    const { t, program, url } = await listening();
+    const client = new PartnerkitClient({ baseUrl: url, apiKey: program.apiKey });
+    const visitor = { ref: program.refCode, ip: '203.0.113.9', userAgent: 'Browser/1', landingUrl: 'https://shop.example/' };
+    const first = await client.trackClick(visitor);
+    expect(first).toEqual({ clickId: expect.stringMatching(/^ck_\d+_/) });
+    // The same visitor within the hour gets the same click; another User-Agent is another visitor.
+    expect(await client.trackClick(visitor)).toEqual(first);
+    expect(await client.trackClick({ ...visitor, userAgent: 'Browser/2' })).not.toEqual(first);
+
+    const lead = await client.trackLead({ customerExternalId: 'user_9', clickId: first.clickId, email: 'Ann@Example.com', name: 'Ann' });
+    expect(lead).toEqual({ customerId: expect.any(Number), message: 'Lead tracked' });
+    expect(await client.trackLead({ customerExternalId: 'user_9', clickId: first.clickId })).toEqual({ customerId: lead.customerId, message: 'Customer already tracked' });
+    const row = await t.store.read((sql) => sql.one('SELECT customer_key, email, name, click_ref FROM customers WHERE id = $1', [lead.customerId]));
+    expect(row).toEqual({ customer_key: 'user_9', email: 'ann@example.com', name: 'Ann', click_ref: first.clickId });
+  });
+});
