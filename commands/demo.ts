@@ -1,12 +1,10 @@
 import { Flags } from '@oclif/core';
-import cliProgress from 'cli-progress';
 import { PartnerkitCommand } from '../src/cli/base.js';
 import { renderObject } from '../src/cli/output.js';
 import { clockFromEnv } from '../src/clock.js';
 import { runningServer, type DataDir } from '../src/config.js';
-import { DEMO_DEFAULTS, DEMO_LIMITS, type DemoOptions, type DemoResult } from '../src/api/index.js';
-import { loadDemo } from '../src/domain/demo.js';
-import { DataDirLockedError, openLocalApp } from '../src/local.js';
+import { DEMO_DEFAULTS, DEMO_LIMITS } from '../src/api/constants.js';
+import type { DemoOptions, DemoResult } from '../src/api/index.js';
 
 export default class Demo extends PartnerkitCommand {
   static override description =
@@ -47,9 +45,15 @@ export default class Demo extends PartnerkitCommand {
   }
 
   private async loadLocally(dir: DataDir, options: DemoOptions): Promise<DemoResult> {
+    // Only this path needs the store, the loader and the progress bar (docs/architecture.md §13).
+    const [{ DataDirLockedError, openLocalApp }, { loadDemo }, { default: cliProgress }] = await Promise.all([
+      import('../src/local.js'),
+      import('../src/domain/demo.js'),
+      import('cli-progress'),
+    ]);
     let local;
     try {
-      local = await openLocalApp(dir, clockFromEnv());
+      local = await openLocalApp(dir, clockFromEnv(), { openApi: false });
     } catch (error) {
       if (error instanceof DataDirLockedError) this.error(error.message, { exit: 2 });
       throw error;
