@@ -1,12 +1,10 @@
-import cors from '@fastify/cors';
-import rateLimit from '@fastify/rate-limit';
-import swagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Clock } from './clock.js';
 import { MAX_JSON_BYTES } from './api/index.js';
 import { connectionOptions, DEFAULT_CONNECTION_TIMEOUTS, type ConnectionTimeouts } from './http/connections.js';
 import { frameworkErrorOptions, registerErrorHandling } from './http/errors.js';
+import { cors, fastify, rateLimit, swagger } from './http/fastify.js';
 import { loggerOptions, type RequestLog } from './http/request-log.js';
 import { refuseMalformedStrings } from './http/unicode.js';
 import { adminRoutes } from './http/routes/admin.js';
@@ -67,7 +65,7 @@ const zodCompilers = {
 
 /** The HTTP app, not listening: `serve` listens, tests and the local CLI use inject(). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const app = Fastify({
+  const app = fastify({
     bodyLimit: MAX_JSON_BYTES,
     ...loggerOptions(deps.log),
     ...connectionOptions(deps.connections ?? DEFAULT_CONNECTION_TIMEOUTS),
