@@ -1,12 +1,13 @@
 // npm run bench [-- section ...]: the figures and targets of docs/architecture.md §11, each beside a
 // ceiling measured in the same run on the same machine; prints a table and writes the figures to
 // bench/results.json.
-// Sections: sales, webhooks, clicks, mixed, flood, payouts, profile, demo, reports, scaling (default: all). BENCH_CLICKS scales the demo
+// Sections: cli, sales, webhooks, clicks, mixed, flood, payouts, profile, demo, reports, scaling (default: all). BENCH_CLICKS scales the demo
 // and report data down for a quick try (default 10,000,000); BENCH_SCALING lists the scaling sizes.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import Table from 'cli-table3';
+import { benchCli } from './cli.js';
 import { benchClicks, benchFlood, benchMixed } from './clicks.js';
 import { benchPayouts } from './payouts.js';
 import { profileWrites, type WriteProfile } from './profile.js';
@@ -30,6 +31,22 @@ const record = (row: Row) => {
   rows.push(row);
   log(`  ${row.figure}: ${row.value} | ceiling ${row.ceiling} | ${row.ratio} | target ${row.target} | ${row.met === null ? '—' : row.met ? 'met' : 'NOT met'}`);
 };
+
+if (wanted('cli')) {
+  log('cli: whole command processes beside node -e 0, 7 interleaved rounds…');
+  const c = await benchCli();
+  results.cli = c;
+  for (const { name, ms, cpuMs, targetMs } of c.cases) {
+    record({
+      figure: `command: ${name}`,
+      value: `${spread(ms)} ms${cpuMs ? `, CPU ${fmt(cpuMs.median)} ms` : ''}`,
+      ceiling: `node -e 0: ${fmt(c.baseline.ms.median)} ms, CPU ${fmt(c.baseline.cpuMs.median)} ms`,
+      ratio: `${(ms.median / c.baseline.ms.median).toFixed(1)}×${cpuMs ? `, CPU ${(cpuMs.median / c.baseline.cpuMs.median).toFixed(1)}×` : ''}`,
+      target: targetMs === null ? '— (npm starting)' : `≤ ${fmt(targetMs)} ms`,
+      met: targetMs === null ? null : ms.median <= targetMs,
+    });
+  }
+}
 
 let saleRps: number | undefined;
 if (wanted('sales')) {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import Stripe from 'stripe';
+import { signStripePayload } from '../src/cli/stripe-fixtures.js';
 import { load, NO_LIMITS, serve, summarize, tempDir, type Summary } from './lib.js';
 import { provision } from './sales.js';
 
@@ -26,7 +26,7 @@ export function webhookDeliveries(program: Awaited<ReturnType<typeof provision>>
     },
     // autocannon builds the body first; the signature header is computed from it per request.
     headersFor: (payload: string) => ({
-      'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: program.webhookSecret, timestamp: Math.floor(Date.now() / 1000) }),
+      'stripe-signature': signStripePayload(payload, program.webhookSecret, Math.floor(Date.now() / 1000)),
     }),
   };
 }

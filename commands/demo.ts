@@ -1,13 +1,11 @@
 import { Flags } from '@oclif/core';
-import cliProgress from 'cli-progress';
+import { DEMO_DEFAULTS, DEMO_LIMITS } from '../src/api/constants.js';
+import type { DemoOptions, DemoPhase, DemoProgress, DemoResult } from '../src/api/index.js';
 import { PartnerkitCommand } from '../src/cli/base.js';
 import { nextCommand } from '../src/cli/next-command.js';
 import { formatCount, renderObject } from '../src/cli/output.js';
 import { clockFromEnv } from '../src/clock.js';
 import { runningServer, type DataDir } from '../src/config.js';
-import { DEMO_DEFAULTS, DEMO_LIMITS, type DemoOptions, type DemoPhase, type DemoProgress, type DemoResult } from '../src/api/index.js';
-import { loadDemo } from '../src/domain/demo.js';
-import { openLocalApp } from '../src/local.js';
 
 /** What the bar says in each phase of a load (docs/behaviour.md §9.8), padded to one width so the bar stays put. */
 const PHASE_LABELS: Record<DemoPhase, string> = { clicks: 'writing clicks', sales: 'writing leads, sales and commissions', commit: 'committing' };
@@ -30,7 +28,9 @@ export default class Demo extends PartnerkitCommand {
     const dir = this.dataDir(flags);
     const started = performance.now();
     // On a terminal, a bar with the load's phase, whether this process loads or a server does.
-    const bar = process.stderr.isTTY && !this.jsonEnabled()
+    // The bar's library is loaded only when a bar is shown (docs/architecture.md §15).
+    const cliProgress = process.stderr.isTTY && !this.jsonEnabled() ? (await import('cli-progress')).default : undefined;
+    const bar = cliProgress
       ? new cliProgress.SingleBar({ format: '{phase} {bar} {percentage}% | {value}/{total} clicks | {duration}s' }, cliProgress.Presets.shades_classic)
       : undefined;
     bar?.start(options.clicks, 0, { phase: label('clicks') });
@@ -65,7 +65,9 @@ export default class Demo extends PartnerkitCommand {
   }
 
   private async loadLocally(dir: DataDir, options: DemoOptions, onProgress: (progress: DemoProgress) => void): Promise<DemoResult> {
-    const local = await openLocalApp(dir, clockFromEnv());
+    // Only this path needs the store and the loader (docs/architecture.md §15).
+    const [{ openLocalApp }, { loadDemo }] = await Promise.all([import('../src/local.js'), import('../src/domain/demo.js')]);
+    const local = await openLocalApp(dir, clockFromEnv(), { openApi: false });
     try {
       return await loadDemo(local.deps, options, onProgress);
     } finally {

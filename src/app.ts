@@ -1,12 +1,10 @@
-import cors from '@fastify/cors';
-import rateLimit from '@fastify/rate-limit';
-import swagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Clock } from './clock.js';
 import { health, MAX_JSON_BYTES } from './api/index.js';
 import { connectionOptions, DEFAULT_CONNECTION_TIMEOUTS, type ConnectionTimeouts } from './http/connections.js';
 import { frameworkErrorOptions, registerErrorHandling } from './http/errors.js';
+import { cors, fastify, rateLimit, swagger } from './http/fastify.js';
 import { loggerOptions, type RequestLog } from './http/request-log.js';
 import { refuseMalformedStrings } from './http/unicode.js';
 import { adminRoutes } from './http/routes/admin.js';
@@ -36,6 +34,12 @@ export type AppDeps = {
   authFailureLimit: RateLimit;
   /** The client address is taken from X-Forwarded-For (behind a proxy), else from the socket. */
   trustProxy: boolean;
+  /**
+   * Serve the OpenAPI document at /openapi.json (default true). The CLI's in-process app, which no
+   * command asks for it, leaves it out: its plugin loads a YAML library, ~80 ms of every command
+   * that opens the data dir (docs/architecture.md §15).
+   */
+  openApi?: boolean;
 };
 
 export const DEFAULT_RATE_LIMIT: RateLimit = { max: 100, windowSeconds: 1 };
@@ -49,23 +53,34 @@ export const DEFAULT_EDGE: EdgeSettings = {
   trustProxy: false,
 };
 
+/**
+ * zod validates and serializes every route. Given as the schema controller's factories rather than
+ * set on the app, Fastify never loads its default compilers (ajv, fast-json-stringify), which cost
+ * a CLI command that opens the data dir about 60 ms (docs/architecture.md §15). Fastify types the
+ * factories for ajv only, hence the cast.
+ */
+const zodCompilers = {
+  buildValidator: () => validatorCompiler,
+  buildSerializer: () => serializerCompiler,
+} as unknown as NonNullable<FastifyServerOptions['schemaController']>['compilersFactory'];
+
 /** The HTTP app, not listening: `serve` listens, tests and the local CLI use inject(). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const app = Fastify({
+  const app = fastify({
     bodyLimit: MAX_JSON_BYTES,
     ...loggerOptions(deps.log),
     ...connectionOptions(deps.connections ?? DEFAULT_CONNECTION_TIMEOUTS),
     ...frameworkErrorOptions,
     // One hop: the address the nearest proxy appended; whatever the client put before it is its own claim.
     trustProxy: deps.trustProxy ? (_address: string, hop: number) => hop === 0 : false,
+    schemaController: { compilersFactory: zodCompilers },
   });
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('apiKey', null);
   registerErrorHandling(app);
   app.addHook('preValidation', refuseMalformedStrings);
 
-  await app.register(swagger, {
+  const openApi = deps.openApi ?? true;
+  if (openApi) await app.register(swagger, {
     openapi: {
       info: { title: 'partnerkit', version: '1.0.0', description: 'Partner program tracking: clicks, leads, sales, commissions and reports.' },
       components: {
@@ -85,7 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(rateLimit, { global: false });
 
   app.get('/healthz', { schema: { hide: true, response: { 200: health } } }, async () => ({ status: 'ok' as const, now: deps.clock.now().toISOString() }));
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  if (openApi) app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(trackingRoutes(deps));
   await app.register(reportRoutes(deps));
   await app.register(payoutRoutes(deps));

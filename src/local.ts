@@ -34,6 +34,7 @@ export async function openLocalApp(
     log?: AppDeps['log'];
     connections?: AppDeps['connections'];
     edge?: EdgeSettings;
+    openApi?: AppDeps['openApi'];
   } = {},
 ): Promise<LocalApp> {
   const adminToken = ensureDataDir(dir);
@@ -45,6 +46,7 @@ export async function openLocalApp(
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
     log: options.log,
     connections: options.connections,
+    openApi: options.openApi,
     ...(options.edge ?? DEFAULT_EDGE),
   };
   const app = await buildApp(deps);

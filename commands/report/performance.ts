@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { PartnerkitCommand, sessionTokenFlag } from '../../src/cli/base.js';
 import { performanceCsv, renderPerformance } from '../../src/cli/performance.js';
-import { DEFAULT_PERIOD, PERIODS, type Period } from '../../src/api/index.js';
+import { DEFAULT_PERIOD, PERIODS, type Period } from '../../src/api/constants.js';
 
 export default class ReportPerformance extends PartnerkitCommand {
   static override description =

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { Args, Flags } from '@oclif/core';
-import cliProgress from 'cli-progress';
 import type { WebhookResult } from '../../src/api/index.js';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { fillPlaceholders, fixtureFiles, freshEventId, shiftEventTimes, signStripePayload } from '../../src/cli/stripe-fixtures.js';
@@ -55,7 +54,9 @@ delivery is not answered with 2xx.`;
 
     const deliveries = await this.withClient(flags, {}, async (client) => {
       const secret = flags.secret ?? (await client.programs.get(flags.program)).webhookSecret;
-      const bar = showBar ? new cliProgress.SingleBar({ stream: process.stderr }, cliProgress.Presets.shades_classic) : undefined;
+      // The progress library is loaded only when a bar is shown (docs/architecture.md §15).
+      const cliProgress = showBar ? (await import('cli-progress')).default : undefined;
+      const bar = cliProgress ? new cliProgress.SingleBar({ stream: process.stderr }, cliProgress.Presets.shades_classic) : undefined;
       bar?.start(files.length, 0);
       const results: Delivery[] = [];
       for (const file of files) {

@@ -1,9 +1,6 @@
 import { z } from 'zod';
 import { id, instant, pathId } from './common.js';
 
-/** The program's commission when POST /api/admin/programs names none. */
-export const DEFAULT_COMMISSION_PERCENT = 20;
-
 const name = z.string().min(1).max(255);
 const email = z.email().max(255);
 

@@ -1,9 +1,6 @@
 import { z } from 'zod';
 import { instant, platformError } from './common.js';
-
-export const DEMO_DEFAULTS = { days: 90, clicks: 200_000, seed: 42 };
-/** Accepted ranges of the options, the same for the CLI and the admin route. */
-export const DEMO_LIMITS = { days: { min: 1, max: 3650 }, clicks: { min: 0, max: 100_000_000 }, seed: { min: 0, max: 2 ** 32 - 1 } } as const;
+import { DEMO_DEFAULTS, DEMO_LIMITS } from './constants.js';
 
 export const demoRequestSchema = z.object({
   days: z.int().min(DEMO_LIMITS.days.min).max(DEMO_LIMITS.days.max).default(DEMO_DEFAULTS.days),

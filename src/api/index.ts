@@ -1,10 +1,11 @@
 /**
  * The HTTP contract: every route's request and 200-body schemas and the types inferred from them.
  * Routes validate and serialize with the schemas; the SDK imports only the types, the CLI also the
- * constants (report periods, demo limits, the default commission).
+ * constants (report periods, demo limits, the default commission), from `constants.ts`.
  */
 export * from './admin.js';
 export * from './common.js';
+export * from './constants.js';
 export * from './demo.js';
 export * from './media-types.js';
 export * from './payouts.js';

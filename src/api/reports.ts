@@ -1,8 +1,5 @@
 import { z } from 'zod';
-
-export const PERIODS = ['7d', '30d', '90d', 'all'] as const;
-export type Period = (typeof PERIODS)[number];
-export const DEFAULT_PERIOD: Period = '7d';
+import { PERIODS } from './constants.js';
 
 const isoBound = z
   .union([z.iso.date(), z.iso.datetime({ offset: true, local: true })])

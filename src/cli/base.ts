@@ -1,9 +1,10 @@
 import { Command, Errors, Flags, Interfaces } from '@oclif/core';
 import { clockFromEnv } from '../clock.js';
 import { dataDir, ensureDataDir, readAdminToken, runningServer, type DataDir } from '../config.js';
-import { injectTransport, openLocalApp } from '../local.js';
-import { describeFailure, errorDocument, USAGE_EXIT } from './errors.js';
 import { PartnerkitClient } from '../sdk/client.js';
+import { fetchTransport } from '../sdk/transport.js';
+import { describeFailure, errorDocument, USAGE_EXIT } from './errors.js';
+import { httpFetch } from './http-fetch.js';
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof PartnerkitCommand)['baseFlags'] & T['flags']>;
 
@@ -40,10 +41,13 @@ export abstract class PartnerkitCommand extends Command {
     const remoteUrl = flags.url ?? runningServer(dir)?.url;
     if (remoteUrl) {
       const token = credentials.token ?? process.env.PARTNERKIT_ADMIN_TOKEN ?? readAdminToken(dir);
-      return fn(new PartnerkitClient({ baseUrl: remoteUrl, apiKey: credentials.apiKey, token }));
+      return fn(new PartnerkitClient({ transport: fetchTransport(remoteUrl, httpFetch), apiKey: credentials.apiKey, token }));
     }
     ensureDataDir(dir);
-    const local = await openLocalApp(dir, clockFromEnv());
+    // The store (DuckDB) and the app (Fastify, the schemas, the domain) are loaded only on this
+    // path: a command that talks to a server never pays for them (docs/architecture.md §15).
+    const { injectTransport, openLocalApp } = await import('../local.js');
+    const local = await openLocalApp(dir, clockFromEnv(), { openApi: false });
     try {
       const transport = injectTransport(local.app);
       return await fn(new PartnerkitClient({ transport, apiKey: credentials.apiKey, token: credentials.token ?? local.adminToken }));

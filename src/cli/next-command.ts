@@ -10,12 +10,12 @@ function shellWord(word: string): string {
 
 /**
  * A command line to print as the next step (docs/behaviour.md §9.3): the CLI as this process was
- * started (under Deno, `deno run -A` and the package's bin/run.js; under Node, `npx partnerkit`),
+ * started (under Deno, `deno run --allow-all` and the package's bin/run.js; under Node, `npx partnerkit`),
  * the arguments, then the --data-dir and --url this command was given, so the hint reaches the
  * same data and the same server when pasted. `env` becomes leading NAME=value assignments.
  */
 export function nextCommand(packageRoot: string, args: string[], target: Target, env: Record<string, string> = {}): string {
-  const cli = 'Deno' in globalThis ? ['deno', 'run', '-A', relative(process.cwd(), join(packageRoot, 'bin/run.js')) || 'bin/run.js'] : ['npx', 'partnerkit'];
+  const cli = 'Deno' in globalThis ? ['deno', 'run', '--allow-all', relative(process.cwd(), join(packageRoot, 'bin/run.js')) || 'bin/run.js'] : ['npx', 'partnerkit'];
   const words = [...cli, ...args];
   if (target['data-dir'] !== undefined) words.push('--data-dir', target['data-dir']);
   if (target.url !== undefined) words.push('--url', target.url);

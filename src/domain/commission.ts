@@ -1,5 +1,6 @@
 import { utc } from '@date-fns/utc';
-import { addDays, addMonths } from 'date-fns';
+import { addDays } from 'date-fns/addDays';
+import { addMonths } from 'date-fns/addMonths';
 import type { CommissionRule } from '../store/programs.js';
 
 /** Percentage input (e.g. 12.5) to basis points; at most two decimals, 0 < p ≤ 100. */

@@ -1,5 +1,7 @@
 import { utc } from '@date-fns/utc';
-import { addDays, addMonths, startOfDay } from 'date-fns';
+import { addDays } from 'date-fns/addDays';
+import { addMonths } from 'date-fns/addMonths';
+import { startOfDay } from 'date-fns/startOfDay';
 import type { DemoOptions, DemoResult } from '../api/index.js';
 import type { BulkRows } from '../store/demo-loader.js';
 import { MS_PER_DAY } from '../days.js';

@@ -1,5 +1,8 @@
 import { utc } from '@date-fns/utc';
-import { addDays, differenceInCalendarDays, endOfDay, startOfDay } from 'date-fns';
+import { addDays } from 'date-fns/addDays';
+import { differenceInCalendarDays } from 'date-fns/differenceInCalendarDays';
+import { endOfDay } from 'date-fns/endOfDay';
+import { startOfDay } from 'date-fns/startOfDay';
 import { DEFAULT_PERIOD, type Period, type PerformanceQuery, type PerformanceReport, type Trend } from '../api/index.js';
 import { invalidRequest } from '../errors.js';
 import * as reports from '../store/reports.js';

@@ -1,5 +1,5 @@
 import { utc } from '@date-fns/utc';
-import { addHours } from 'date-fns';
+import { addHours } from 'date-fns/addHours';
 import type { ApiKey, CommissionTerms, Partner, Program, ProductRule } from '../api/index.js';
 import { AppError } from '../errors.js';
 import * as keys from '../store/api-keys.js';

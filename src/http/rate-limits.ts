@@ -1,6 +1,6 @@
-import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
+import { rateLimit } from './fastify.js';
 
 /** At most `max` requests per window of `windowSeconds`, counted in the server's memory and in real time. */
 export type RateLimit = { max: number; windowSeconds: number };
@@ -30,7 +30,7 @@ export function trackingRateLimit(limits: { perKey: RateLimit; perAddress: RateL
   return {
     max: (request: FastifyRequest) => limitOf(request).max,
     timeWindow: (request: FastifyRequest) => limitOf(request).windowSeconds * 1000,
-    keyGenerator: (request: FastifyRequest) => (request.apiKey ? `key:${request.apiKey.id}` : `ip:${normalizeIP(request.ip)}`),
+    keyGenerator: (request: FastifyRequest) => (request.apiKey ? `key:${request.apiKey.id}` : `ip:${rateLimit.normalizeIP(request.ip)}`),
     errorResponseBuilder: (request: FastifyRequest, context: { ttl: number }) =>
       rateLimited(request.apiKey ? 'Too many requests for this API key' : 'Too many requests from this address', context.ttl),
   };

@@ -1,4 +1,5 @@
-import Fastify, { type FastifyReply, type FastifyRequest, type FastifyServerOptions, type LogLevel } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifyServerOptions, LogLevel } from 'fastify';
+import { fastify } from './fastify.js';
 
 /** `serve`'s log (docs/behaviour.md §11.2): pino's JSON lines, to stdout unless a stream is given. */
 export type RequestLog = { level: LogLevel; stream?: { write(line: string): void } };
@@ -12,7 +13,7 @@ const BELOW_INFO = new Set<string>(['fatal', 'error', 'warn', 'silent']);
  * Fastify's own incoming and completed lines are dropped. Nothing from headers or the body is
  * logged, so no API key, token, signature or request body can appear.
  */
-class OneLinePerRequest extends Fastify.LogController {
+class OneLinePerRequest extends fastify.LogController {
   override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
     if (BELOW_INFO.has(request.log.level)) return; // no request line will be written: spend nothing on it
     const started = performance.now();

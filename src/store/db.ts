@@ -1,19 +1,15 @@
-import {
+import type {
   DuckDBAppender,
   DuckDBConnection,
   DuckDBDateValue,
   DuckDBInstance,
-  DuckDBTypeId,
-  JSDuckDBValueConverter,
-  dateValue,
-  listValue,
-  timestampValue,
-  type DuckDBMaterializedResult,
-  type DuckDBPreparedStatement,
-  type DuckDBType,
-  type DuckDBValue,
+  DuckDBMaterializedResult,
+  DuckDBPreparedStatement,
+  DuckDBType,
+  DuckDBValue,
 } from '@duckdb/node-api';
 import { epochDay } from '../days.js';
+import { duckdb } from './duckdb.js';
 import { migrations as defaultMigrations, type Migration } from './migrations/index.js';
 
 export type Row = Record<string, unknown>;
@@ -40,12 +36,12 @@ export type Columns<R> = ReadonlyArray<readonly [keyof R & string, ColumnType]>;
  * stored amounts can pass 2^53 (docs/architecture.md §3.8).
  */
 function toJs(value: unknown, type: DuckDBType): unknown {
-  if (typeof value === 'bigint' && type.typeId !== DuckDBTypeId.HUGEINT) return Number(value);
+  if (typeof value === 'bigint' && type.typeId !== duckdb.DuckDBTypeId.HUGEINT) return Number(value);
   return value;
 }
 
 function toDuckDB(value: DuckDBValue | Date): DuckDBValue {
-  return value instanceof Date ? timestampValue(BigInt(value.getTime()) * 1000n) : value;
+  return value instanceof Date ? duckdb.timestampValue(BigInt(value.getTime()) * 1000n) : value;
 }
 
 function bind(params: Params): DuckDBValue[] | undefined {
@@ -55,12 +51,12 @@ function bind(params: Params): DuckDBValue[] | undefined {
 
 /** The UTC day of an instant as a DATE parameter: against a stored *_day column the filter stays a zone-map range. */
 export function dayValue(at: Date): DuckDBDateValue {
-  return dateValue(epochDay(at.getTime()));
+  return duckdb.dateValue(epochDay(at.getTime()));
 }
 
 /** A list parameter (for `= ANY($n::T[])` and `unnest`); Dates bind as TIMESTAMPs. */
 export function list(values: Array<DuckDBValue | Date>): DuckDBValue {
-  return listValue(values.map(toDuckDB));
+  return duckdb.listValue(values.map(toDuckDB));
 }
 
 function appendValue(appender: DuckDBAppender, type: ColumnType, value: unknown): void {
@@ -73,7 +69,7 @@ function appendValue(appender: DuckDBAppender, type: ColumnType, value: unknown)
     case 'BOOLEAN':
       return appender.appendBoolean(value as boolean);
     case 'TIMESTAMP':
-      return appender.appendTimestamp(timestampValue(BigInt((value as Date).getTime()) * 1000n));
+      return appender.appendTimestamp(duckdb.timestampValue(BigInt((value as Date).getTime()) * 1000n));
     case 'DATE':
       return appender.appendDate(dayValue(value as Date));
   }
@@ -180,7 +176,7 @@ class ConnectionSql implements Sql {
       for (let r = 0; r < chunk.rowCount; r++) {
         const row: Row = {};
         chunk.visitRowValues(r, (value, _, column, type) => {
-          row[names[column]] = toJs(JSDuckDBValueConverter(value, type, JSDuckDBValueConverter), type);
+          row[names[column]] = toJs(duckdb.JSDuckDBValueConverter(value, type, duckdb.JSDuckDBValueConverter), type);
         });
         rows.push(row);
       }
@@ -237,7 +233,7 @@ export class Store {
   }
 
   static async open(path: string, options: StoreOptions = {}): Promise<Store> {
-    const instance = await DuckDBInstance.create(path, { threads: String(options.threads ?? 2) });
+    const instance = await duckdb.DuckDBInstance.create(path, { threads: String(options.threads ?? 2) });
     try {
       const writer = new ConnectionSql(await instance.connect(), options.observeWrites);
       await migrate(writer, options.migrations ?? defaultMigrations);

@@ -1,16 +1,7 @@
-import {
-  DuckDBDataChunk,
-  DuckDBDateValue,
-  DuckDBTimestampValue,
-  DuckDBTypeId,
-  type DuckDBAppender,
-  type DuckDBConnection,
-  type DuckDBType,
-  type DuckDBVector,
-  type DuckDBValue,
-} from '@duckdb/node-api';
+import type { DuckDBAppender, DuckDBConnection, DuckDBType, DuckDBVector, DuckDBValue } from '@duckdb/node-api';
 import { epochDay } from '../days.js';
 import type { Store } from './db.js';
+import { duckdb } from './duckdb.js';
 
 /** A column's values: numbers for BIGINT/INTEGER, epoch milliseconds or Date for TIMESTAMP and DATE (its UTC day). */
 export type ColumnValues = ArrayLike<Value>;
@@ -33,19 +24,19 @@ const SMALL_BIGINTS: bigint[] = [];
 const bigint = (n: number) => (n >= 0 && n < 65_536 ? (SMALL_BIGINTS[n] ??= BigInt(n)) : BigInt(n));
 
 function writer(type: DuckDBType): Writer {
-  if (type.typeId === DuckDBTypeId.BIGINT) {
+  if (type.typeId === duckdb.DuckDBTypeId.BIGINT) {
     return (vector, row, value) => vector.setItem(row, value === null ? null : bigint(value as number));
   }
-  if (type.typeId === DuckDBTypeId.TIMESTAMP) {
-    const holder = new DuckDBTimestampValue(0n);
+  if (type.typeId === duckdb.DuckDBTypeId.TIMESTAMP) {
+    const holder = new duckdb.DuckDBTimestampValue(0n);
     return (vector, row, value) => {
       if (value === null) return vector.setItem(row, null);
       (holder as { micros: bigint }).micros = BigInt(epochMs(value) * 1000); // exact: below 2^53 until the year 2255
       vector.setItem(row, holder);
     };
   }
-  if (type.typeId === DuckDBTypeId.DATE) {
-    const holder = new DuckDBDateValue(0);
+  if (type.typeId === duckdb.DuckDBTypeId.DATE) {
+    const holder = new duckdb.DuckDBDateValue(0);
     return (vector, row, value) => {
       if (value === null) return vector.setItem(row, null);
       (holder as { days: number }).days = epochDay(epochMs(value));
@@ -97,7 +88,7 @@ export class BulkLoad {
     const writers = types.map(writer);
     for (let offset = 0; offset < rowCount; offset += CHUNK_ROWS) {
       const size = Math.min(CHUNK_ROWS, rowCount - offset);
-      const chunk = DuckDBDataChunk.create(types, size);
+      const chunk = duckdb.DuckDBDataChunk.create(types, size);
       names.forEach((name, i) => {
         const vector = chunk.getColumnVector(i);
         const column = columns[name];

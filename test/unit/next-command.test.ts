@@ -12,8 +12,8 @@ describe('nextCommand (hints printed by serve and demo)', () => {
       .toBe(`PARTNERKIT_SESSION_TOKEN=pks_a-b npx partnerkit program create --name 'Ann'\\''s shop' --data-dir '/srv/pk data' --url http://10.0.0.2:3000`);
   });
 
-  test('under Deno: deno run -A with the package bin, relative to the working directory', () => {
+  test('under Deno: deno run --allow-all with the package bin, relative to the working directory', () => {
     (globalThis as { Deno?: unknown }).Deno = {};
-    expect(nextCommand(process.cwd(), ['program', 'list'], { 'data-dir': 'x' })).toBe('deno run -A bin/run.js program list --data-dir x');
+    expect(nextCommand(process.cwd(), ['program', 'list'], { 'data-dir': 'x' })).toBe('deno run --allow-all bin/run.js program list --data-dir x');
   });
 });
