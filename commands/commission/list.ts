@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { COMMISSION_STATUSES, type CommissionStatus } from '../../src/api/index.js';
+import { COMMISSION_STATUSES, type CommissionStatus } from '../../src/api/constants.js';
 import { PartnerkitCommand, sessionTokenFlag } from '../../src/cli/base.js';
 import { renderCommissions } from '../../src/cli/payouts.js';
 

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { PAYOUT_METHODS, type PayoutMethod } from '../../src/api/index.js';
+import { PAYOUT_METHODS, type PayoutMethod } from '../../src/api/constants.js';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { renderObject } from '../../src/cli/output.js';
 

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
-import { EXPORT_FORMATS, type ExportFormat } from '../../src/api/index.js';
+import { EXPORT_FORMATS, type ExportFormat } from '../../src/api/constants.js';
 import { PartnerkitCommand, sessionTokenFlag } from '../../src/cli/base.js';
 
 export default class PayoutExport extends PartnerkitCommand {

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { PAYOUT_STATUSES, type PayoutStatus } from '../../src/api/index.js';
+import { PAYOUT_STATUSES, type PayoutStatus } from '../../src/api/constants.js';
 import { PartnerkitCommand, sessionTokenFlag } from '../../src/cli/base.js';
 import { renderPayouts } from '../../src/cli/payouts.js';
 

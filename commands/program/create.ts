@@ -1,5 +1,4 @@
 import { Flags } from '@oclif/core';
-import { DEFAULT_COMMISSION_PERCENT } from '../../src/api/constants.js';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { renderObject } from '../../src/cli/output.js';
 import { programSettingFlags, programSettings } from '../../src/cli/program-flags.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { APPROVAL_MODES, PAYOUT_METHODS } from './constants.js';
 import { id, instant, pathId } from './common.js';
 
 const name = z.string().min(1).max(255);
@@ -21,9 +22,6 @@ const commissionInput = z
   });
 export type CommissionInput = z.output<typeof commissionInput>;
 
-/** How pending commissions become approved (docs/behaviour.md §13.1). */
-export const APPROVAL_MODES = ['auto', 'manual'] as const;
-export type Approval = (typeof APPROVAL_MODES)[number];
 
 /** A program's settings besides its commission; create gives them defaults, update changes the ones it names. */
 const programSettings = {
@@ -67,9 +65,6 @@ export const apiKeyParams = z.object({ programId: pathId, keyId: pathId });
 export const createPartnerRequestSchema = z.object({ name, email });
 export const partnerParams = z.object({ partnerId: pathId });
 
-/** Where a partner is paid (docs/behaviour.md §13.6). */
-export const PAYOUT_METHODS = ['paypal', 'wise', 'manual'] as const;
-export type PayoutMethod = (typeof PAYOUT_METHODS)[number];
 
 export const updatePartnerRequestSchema = z
   .object({

@@ -13,3 +13,30 @@ export const DEFAULT_PERIOD: Period = '7d';
 export const DEMO_DEFAULTS = { days: 90, clicks: 200_000, seed: 42 };
 /** Accepted ranges of the options, the same for the CLI and the admin route. */
 export const DEMO_LIMITS = { days: { min: 1, max: 3650 }, clicks: { min: 0, max: 100_000_000 }, seed: { min: 0, max: 2 ** 32 - 1 } } as const;
+
+/** How pending commissions become approved (docs/behaviour.md §13.1). */
+export const APPROVAL_MODES = ['auto', 'manual'] as const;
+export type Approval = (typeof APPROVAL_MODES)[number];
+
+/** Where a partner is paid (docs/behaviour.md §13.6). */
+export const PAYOUT_METHODS = ['paypal', 'wise', 'manual'] as const;
+export type PayoutMethod = (typeof PAYOUT_METHODS)[number];
+
+/** Commission statuses as read (docs/behaviour.md §13.1). */
+export const COMMISSION_STATUSES = ['pending', 'approved', 'processing', 'paid', 'reversed', 'rejected'] as const;
+export const PAYOUT_STATUSES = ['processing', 'paid', 'canceled'] as const;
+/** Batch export formats (docs/behaviour.md §13.8). */
+export const EXPORT_FORMATS = ['csv', 'paypal', 'wise'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/**
+ * The response headers of an export (docs/behaviour.md §13.8), comma-separated: the payouts in the
+ * file, the payouts it left out, and why, in the same order.
+ */
+export const EXPORTED_PAYOUTS_HEADER = 'partnerkit-exported-payouts';
+export const SKIPPED_PAYOUTS_HEADER = 'partnerkit-skipped-payouts';
+export const SKIP_REASONS_HEADER = 'partnerkit-skipped-reasons';
+export const SKIP_REASONS = ['no_payout_email', 'other_payout_method'] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
+export type CommissionStatus = (typeof COMMISSION_STATUSES)[number];
+export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];

@@ -1,23 +1,8 @@
 import { z } from 'zod';
+import { COMMISSION_STATUSES, EXPORT_FORMATS, PAYOUT_STATUSES } from './constants.js';
 import { CURRENCIES } from './tracking.js';
 import { id, instant, pathId } from './common.js';
 
-/** Commission statuses as read (docs/behaviour.md §13.1). */
-export const COMMISSION_STATUSES = ['pending', 'approved', 'processing', 'paid', 'reversed', 'rejected'] as const;
-export const PAYOUT_STATUSES = ['processing', 'paid', 'canceled'] as const;
-/** Batch export formats (docs/behaviour.md §13.8). */
-export const EXPORT_FORMATS = ['csv', 'paypal', 'wise'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-
-/**
- * The response headers of an export (docs/behaviour.md §13.8), comma-separated: the payouts in the
- * file, the payouts it left out, and why, in the same order.
- */
-export const EXPORTED_PAYOUTS_HEADER = 'partnerkit-exported-payouts';
-export const SKIPPED_PAYOUTS_HEADER = 'partnerkit-skipped-payouts';
-export const SKIP_REASONS_HEADER = 'partnerkit-skipped-reasons';
-export const SKIP_REASONS = ['no_payout_email', 'other_payout_method'] as const;
-export type SkipReason = (typeof SKIP_REASONS)[number];
 
 /** Most ids one approve or reject takes. */
 export const MAX_REVIEW_IDS = 10_000;
@@ -94,12 +79,10 @@ export const exportQuerySchema = z.object({
 export const exportFileSchema = z.string().describe('CSV (RFC 4180, CRLF line ends)');
 
 export type Commission = z.output<typeof commissionSchema>;
-export type CommissionStatus = (typeof COMMISSION_STATUSES)[number];
 export type CommissionsQuery = z.input<typeof commissionsQuerySchema>;
 export type ApproveCommissionsRequest = z.input<typeof approveCommissionsRequestSchema>;
 export type RejectCommissionsRequest = z.input<typeof rejectCommissionsRequestSchema>;
 export type Payout = z.output<typeof payoutSchema>;
-export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 export type PayoutPreview = z.output<typeof payoutPreviewSchema>;
 export type PayoutBatch = z.output<typeof payoutBatchSchema>;
 export type PayoutsQuery = z.input<typeof payoutsQuerySchema>;

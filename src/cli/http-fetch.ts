@@ -2,7 +2,7 @@ import { request } from 'node:http';
 
 /**
  * The part of `fetch` the SDK's `fetchTransport` uses — method, headers and a string body; status,
- * headers and `text()` — over `node:http`, for the CLI's requests to a server. Node 20 loads its
+ * headers, the streamed body and `text()` — over `node:http`, for the CLI's requests to a server. Node 20 loads its
  * fetch implementation (undici) on the first call, about 80 ms of a command that only asks a running
  * server (docs/architecture.md §15). `node:https` is loaded only for an https URL.
  */
@@ -11,12 +11,18 @@ export const httpFetch = (async (url: string, init: RequestInit = {}) => {
   const send = target.protocol === 'https:' ? (await import('node:https')).request : request;
   return new Promise((resolve, reject) => {
     const outgoing = send(target, { method: init.method, headers: init.headers as Record<string, string> }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.once('error', reject);
-      response.once('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: response.statusCode!, headers: Object.entries(response.headers), text: async () => text });
+      const headers = new Map(Object.entries(response.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')]));
+      resolve({
+        status: response.statusCode!,
+        // Headers as fetch's are read: get() by any case, and iterable as [name, value] entries.
+        headers: { get: (name: string) => headers.get(name.toLowerCase()) ?? null, [Symbol.iterator]: () => headers.entries() },
+        // The body as it arrives, for a streamed (NDJSON) answer; text() reads it whole.
+        body: response,
+        text: async () => {
+          const chunks: Buffer[] = [];
+          for await (const chunk of response) chunks.push(chunk as Buffer);
+          return Buffer.concat(chunks).toString('utf8');
+        },
       });
     });
     outgoing.once('error', reject);

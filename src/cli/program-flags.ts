@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
-import { APPROVAL_MODES, DEFAULT_COMMISSION_PERCENT, type Approval, type UpdateProgramRequest } from '../api/index.js';
+import { APPROVAL_MODES, DEFAULT_COMMISSION_PERCENT, type Approval } from '../api/constants.js';
+import type { UpdateProgramRequest } from '../api/index.js';
 
 /**
  * A program's settings as flags, shared by `program create` (the server fills in the defaults

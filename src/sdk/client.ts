@@ -3,9 +3,11 @@ import type {
   CreatePartnerRequest, CreateProgramRequest, CreateSessionRequest, DemoProgress, DemoRequest, DemoResult, DemoStreamLine, EnrollPartnerRequest,
   Enrollment, ExportFormat, Health, LeadRequest, LeadResult, LiveSaleResult, MemberRequest, Membership, Partner, Payout, PayoutBatch,
   PayoutPreview, PayoutStatus, PerformanceQuery, PerformanceReport, ProductRule, ProductRuleRequest, Program, RejectCommissionsRequest,
-  RetiredApiKey, SaleRequest, EXPORTED_PAYOUTS_HEADER, SaleResult, Session, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER, SkipReason,
+  RetiredApiKey, SaleRequest, SaleResult, Session, SkipReason,
   UpdatePartnerRequest, UpdateProgramRequest, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
 } from '../api/index.js';
+// The export's headers: constants of the API that load no schema (the SDK loads no zod).
+import { EXPORTED_PAYOUTS_HEADER, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER } from '../api/constants.js';
 import { NDJSON } from '../api/media-types.js';
 import { PartnerkitError } from './errors.js';
 import {
@@ -29,11 +31,6 @@ export type ClientOptions = {
 
 type Credential = 'apiKey' | 'token' | 'none';
 
-// The export's headers naming the payouts in the file, the ones it left out and why: the API's
-// constants, checked by type (the SDK loads no module of the API).
-const EXPORTED_HEADER: typeof EXPORTED_PAYOUTS_HEADER = 'partnerkit-exported-payouts';
-const SKIPPED_HEADER: typeof SKIPPED_PAYOUTS_HEADER = 'partnerkit-skipped-payouts';
-const REASONS_HEADER: typeof SKIP_REASONS_HEADER = 'partnerkit-skipped-reasons';
 
 /** A comma-separated header as its values. */
 const headerList = (value: unknown) => (value === undefined || value === '' ? [] : String(value).split(','));
@@ -249,9 +246,9 @@ export class PartnerkitClient {
     /** GET /api/payout-batches/:batchId/export: the CSV text, the payouts in it, and the ones it left out with the reason. */
     export: async (batchId: number, query: { format: ExportFormat; currency?: string }) => {
       const response = await this.send({ method: 'GET', path: withQuery(`/api/payout-batches/${batchId}/export`, query) });
-      const reasons = headerList(response.headers[REASONS_HEADER]);
-      const skipped = headerList(response.headers[SKIPPED_HEADER]).map((id, i) => ({ payoutId: Number(id), reason: reasons[i] as SkipReason }));
-      return { file: response.body as string, exportedPayoutIds: headerList(response.headers[EXPORTED_HEADER]).map(Number), skipped };
+      const reasons = headerList(response.headers[SKIP_REASONS_HEADER]);
+      const skipped = headerList(response.headers[SKIPPED_PAYOUTS_HEADER]).map((id, i) => ({ payoutId: Number(id), reason: reasons[i] as SkipReason }));
+      return { file: response.body as string, exportedPayoutIds: headerList(response.headers[EXPORTED_PAYOUTS_HEADER]).map(Number), skipped };
     },
   };
   private async streamDemo(body: DemoRequest, onProgress: (progress: DemoProgress) => void): Promise<DemoResult> {
