@@ -40,6 +40,7 @@ export const performanceReportSchema = z.object({
     totalPartners: z.number().int(),
     totalSales: z.number().int(),
     totalPartnersCommission: z.number(),
+    totalRefunded: z.number().describe('Dollars refunded in the period, dated by when each refund was received'),
     clicksTrend: trendSchema,
     leadsTrend: trendSchema,
     conversionsTrend: trendSchema,
@@ -47,6 +48,7 @@ export const performanceReportSchema = z.object({
     partnersTrend: trendSchema,
     salesTrend: trendSchema,
     commissionTrend: trendSchema,
+    refundedTrend: trendSchema,
   }),
   meta: z.object({
     period: z.enum([...PERIODS, 'custom']),
