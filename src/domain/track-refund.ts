@@ -84,6 +84,7 @@ type SaleState = RefundableSale & {
  * refund_key still settles concurrent ones.
  */
 export async function recordRefunds(deps: Deps, sql: Sql, batch: PendingRefund[]): Promise<RefundOutcome[]> {
+  if (batch.length === 0) return []; // a webhook batch without refunds
   const now = deps.clock.now();
   const recorded = await refunds.findRefunds(sql, batch.map(refundKeyOf));
   const saleIds = await locateSales(sql, batch);
