@@ -15,6 +15,7 @@ export const CURRENCIES = ['USD', 'EUR', 'VND'] as const;
 
 /** A commission's statuses (docs/behaviour.md §12.1). */
 export const COMMISSION_STATUSES = ['pending', 'approved', 'processing', 'paid', 'reversed', 'rejected'] as const;
+export type CommissionStatus = (typeof COMMISSION_STATUSES)[number];
 export type Currency = (typeof CURRENCIES)[number];
 
 const MAX_PAST_MS = 30 * 24 * 60 * 60 * 1000;

@@ -1,10 +1,11 @@
 import type {
   ApiKey, ClickRequest, ClickResult, CreateApiKeyRequest, CreatedApiKey, CreatedProgram, CreatePartnerRequest, CreateProgramRequest,
   CreateSessionRequest, DemoRequest, DemoResult, EnrollPartnerRequest, Enrollment, LeadRequest, LeadResult, LiveSaleResult, MemberRequest,
-  Membership, Partner, PerformanceQuery, PerformanceReport, ProductRule, ProductRuleRequest, Program, RetiredApiKey, SaleRequest, SaleResult,
-  Session, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
+  Membership, Partner, PerformanceQuery, PerformanceReport, ProductRule, ProductRuleRequest, Program, RefundRequest, RefundResult, RetiredApiKey,
+  SaleRequest, SaleResult, Session, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
 } from '../api/index.js';
 import { PartnerkitError } from './errors.js';
+import { toRefundRequest, type TrackRefundInput, type TrackRefundResult } from './track-refund.js';
 import { toSaleRequest, type TrackSaleInput, type TrackSaleResult } from './track-sale.js';
 import { fetchTransport, NetworkError, type ApiRequest, type Transport } from './transport.js';
 
@@ -87,6 +88,30 @@ export class PartnerkitClient {
   /** POST /api/v1/track/sale with the endpoint's own field names (test mode included). */
   sendSale(body: SaleRequest): Promise<SaleResult> {
     return this.post('/api/v1/track/sale', body, 'apiKey');
+  }
+
+  /**
+   * Records a refund of a sale tracked with `invoiceId`; its commission is adjusted. A duplicate
+   * refundId resolves as already_recorded (the 409), never retried.
+   */
+  async trackRefund(input: TrackRefundInput): Promise<TrackRefundResult> {
+    try {
+      const r = await this.sendRefund(toRefundRequest(input));
+      return {
+        status: 'recorded', refundId: r.refund_id, saleId: r.sale_id, refundedCents: r.refunded_cents, remainingCents: r.remaining_cents,
+        commissionId: r.commission_id, commissionStatus: r.commission_status, clawbackCommissionId: r.clawback_commission_id,
+      };
+    } catch (error) {
+      if (error instanceof PartnerkitError && error.code === 'duplicate_refund') {
+        return { status: 'already_recorded', refundId: (error.details as { refund_id: number }).refund_id, message: error.message };
+      }
+      throw error;
+    }
+  }
+
+  /** POST /api/v1/track/refund with the endpoint's own field names. */
+  sendRefund(body: RefundRequest): Promise<RefundResult> {
+    return this.post('/api/v1/track/refund', body, 'apiKey');
   }
 
   /**

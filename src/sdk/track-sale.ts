@@ -26,19 +26,30 @@ export type TrackSaleResult =
   /** A 409: the earlier call succeeded. Treat as success; never retry. */
   | { status: 'already_recorded'; saleId: number | null; message: string };
 
-/** Maps the SDK's names to the endpoint's body; rejects a bad amount before any request. */
-export function toSaleRequest(input: TrackSaleInput): SaleRequest {
-  if (!Number.isSafeInteger(input.amount) || input.amount <= 0) {
+/** An amount of the SDK: an integer number of cents above 0, else the call fails before any request. */
+export function checkCents(amount: number): void {
+  if (!Number.isSafeInteger(amount) || amount <= 0) {
     throw new PartnerkitError(0, 'invalid_request', 'amount must be a positive integer number of cents', {
       fields: [{ field: 'amount', message: 'must be a positive integer (cents)' }],
     });
   }
-  if (!input.invoiceId) {
-    throw new PartnerkitError(0, 'invalid_request', 'invoiceId is required (it is the idempotency key)', {
-      fields: [{ field: 'invoiceId', message: 'Required' }],
-    });
-  }
-  const request: SaleRequest = {
+}
+
+/** A required id of the SDK (`why` says what it is for), else the call fails before any request. */
+export function checkRequired(field: string, value: string | undefined, why: string): void {
+  if (!value) throw new PartnerkitError(0, 'invalid_request', `${field} is required (${why})`, { fields: [{ field, message: 'Required' }] });
+}
+
+/** The fields given, without those left undefined. */
+export function definedFields<T extends object>(request: T): T {
+  return Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined)) as T;
+}
+
+/** Maps the SDK's names to the endpoint's body; rejects a bad amount before any request. */
+export function toSaleRequest(input: TrackSaleInput): SaleRequest {
+  checkCents(input.amount);
+  checkRequired('invoiceId', input.invoiceId, 'it is the idempotency key');
+  return definedFields<SaleRequest>({
     transaction_id: input.invoiceId,
     amount_cents: input.amount,
     currency: (input.currency ?? 'usd').toUpperCase(),
@@ -49,6 +60,5 @@ export function toSaleRequest(input: TrackSaleInput): SaleRequest {
     subscription_id: input.subscriptionId,
     product_id: input.productId,
     occurred_at: input.occurredAt instanceof Date ? input.occurredAt.toISOString() : input.occurredAt,
-  };
-  return Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined)) as SaleRequest;
+  });
 }

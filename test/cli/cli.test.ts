@@ -57,6 +57,21 @@ async function provisionAndTrack(env: NodeJS.ProcessEnv) {
   const plain = await runCli(saleArgs, env);
   expect(plain.code).toBe(1);
   expect(plain.stderr).toContain('duplicate_transaction');
+
+  // The flat 7.00 of product pro is kept through a partial refund and reversed by the full one.
+  const refundArgs = ['refund', 'send', '--api-key', program.apiKey, '--transaction-id', 'in_1', '--refund-id', 're_1', '--amount-cents', '1500', '--reason', 'damaged'];
+  expect(await runJson(refundArgs, env)).toEqual({
+    success: true, refund_id: 1, sale_id: 1, refunded_cents: 1500, remaining_cents: 2500, commission_id: 1, commission_status: 'pending', clawback_commission_id: null,
+  });
+  const duplicateRefund = await runCli([...refundArgs, '--json'], env);
+  expect(duplicateRefund.code).toBe(1);
+  expect(JSON.parse(duplicateRefund.stdout)).toEqual({
+    error: { code: 'duplicate_refund', status: 409, message: 'Refund re_1 was already recorded', details: { refund_id: 1 } },
+  });
+  expect((await runCli(refundArgs, env)).stderr).toContain('duplicate_refund');
+  expect(await runJson(['refund', 'send', '--api-key', program.apiKey, '--transaction-id', 'in_1', '--refund-id', 're_2'], env)).toMatchObject({
+    refund_id: 2, refunded_cents: 4000, remaining_cents: 0, commission_status: 'reversed',
+  });
   expect(await runJson(['sale', 'send', '--api-key', program.apiKey, '--customer-key', 'user_1', '--amount-cents', '100', '--transaction-id', 't1', '--test'], env)).toEqual({
     success: true, message: 'Test sale recorded; no commission created', data: { eventId: 1, programId: 1, test_mode: true },
   });

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest';
+import { injectTransport } from '../../src/local.js';
+import { PartnerkitClient, type Transport } from '../../src/sdk/index.js';
 import type { CommissionStatus } from '../../src/store/sales.js';
 import { ADMIN_TOKEN, buildTestApp, T0, withCustomer, type ProgramFixture, type TestApp } from '../helpers/app.js';
-import { saleFields } from '../helpers/factories.js';
 
 const REFUND = '/api/v1/track/refund';
 
@@ -366,5 +367,36 @@ describe('refunds in the performance report', () => {
     // A window starting after the sale's instant on its day: neither the sale nor its refund is in it.
     const cut = await report(t, program, 'dateFrom=2026-02-27T23:45:00Z&dateTo=2026-03-01');
     expect(cut.metrics).toMatchObject({ totalRevenue: 0, totalSales: 0, totalRefunded: 9.99 });
+  });
+});
+
+describe('SDK trackRefund', () => {
+  test('maps invoiceId, refundId, amount (cents) and reason; a duplicate refundId resolves as already_recorded', async () => {
+    const { t, program } = await soldOnce();
+    const client = new PartnerkitClient({ transport: injectTransport(t.app), apiKey: program.apiKey });
+    const input = { invoiceId: 'in_1', refundId: 're_sdk', amount: 1999, reason: 'late delivery' };
+    expect(await client.trackRefund(input)).toEqual({
+      status: 'recorded', refundId: 1, saleId: 1, refundedCents: 1999, remainingCents: 3000, commissionId: 1, commissionStatus: 'pending', clawbackCommissionId: null,
+    });
+    expect(await client.trackRefund(input)).toEqual({ status: 'already_recorded', refundId: 1, message: 'Refund re_sdk was already recorded' });
+    expect(await t.store.read((sql) => sql.one('SELECT refund_id, amount_cents, reason FROM refunds'))).toEqual({ refund_id: 're_sdk', amount_cents: 1999, reason: 'late delivery' });
+    expect(await client.trackRefund({ invoiceId: 'in_1', refundId: 're_rest' })).toMatchObject({ status: 'recorded', refundedCents: 4999, commissionStatus: 'reversed' });
+    await expect(client.trackRefund({ invoiceId: 'in_nope', refundId: 're_x' })).rejects.toMatchObject({ code: 'sale_not_found', status: 404 });
+  });
+
+  test.each([
+    ['amount 0', { invoiceId: 'in_1', refundId: 're_1', amount: 0 }, 'amount'],
+    ['amount 10.5', { invoiceId: 'in_1', refundId: 're_1', amount: 10.5 }, 'amount'],
+    ['no invoiceId', { invoiceId: '', refundId: 're_1' }, 'invoiceId'],
+    ['no refundId', { invoiceId: 'in_1', refundId: '' }, 'refundId'],
+  ])('%s is refused before any request', async (_name, input, field) => {
+    let requests = 0;
+    const transport: Transport = async () => {
+      requests++;
+      return { status: 200, headers: {}, body: {} };
+    };
+    const client = new PartnerkitClient({ transport, apiKey: 'pk_live_x' });
+    await expect(client.trackRefund(input)).rejects.toMatchObject({ code: 'invalid_request', status: 0, details: { fields: [expect.objectContaining({ field })] } });
+    expect(requests).toBe(0);
   });
 });
