@@ -114,12 +114,13 @@ export async function recordRefunds(deps: Deps, sql: Sql, batch: PendingRefund[]
       currency: sale.currency, reason: refund.reason, source: refund.source, completes_sale: sale.refunded_cents === sale.amount_cents,
       paid_at: live ? sale.paid_at : null, received_at: now,
     });
-    const effect = live && sale.commission ? refundCommission(sale, sale.commission, now, nextId) : undefined;
+    // Only live sales have commissions (loadSales): a test refund touches none.
+    const effect = sale.commission ? refundCommission(sale, sale.commission, now, nextId) : undefined;
     if (effect?.change) changed.set(effect.change.id, effect.change);
     if (effect?.clawback) clawbacks.push(effect.clawback);
     return {
       kind: 'recorded', refundId: id, saleId: sale.id, refundedCents: sale.refunded_cents, remainingCents: sale.amount_cents - sale.refunded_cents,
-      commission: live && sale.commission ? { id: sale.commission.id, status: sale.commission.status } : null,
+      commission: sale.commission ? { id: sale.commission.id, status: sale.commission.status } : null,
       clawbackId: effect?.clawback?.id ?? null,
     };
   });
