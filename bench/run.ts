@@ -1,7 +1,7 @@
 // npm run bench [-- section ...]: the figures and targets of docs/architecture.md §11, each beside a
 // ceiling measured in the same run on the same machine; prints a table and writes the figures to
 // bench/results.json.
-// Sections: cli, sales, webhooks, clicks, mixed, flood, payouts, profile, demo, reports, scaling (default: all). BENCH_CLICKS scales the demo
+// Sections: cli, sales, refunds, webhooks, clicks, mixed, flood, payouts, profile, demo, reports, scaling (default: all). BENCH_CLICKS scales the demo
 // and report data down for a quick try (default 10,000,000); BENCH_SCALING lists the scaling sizes.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -11,6 +11,7 @@ import { benchCli } from './cli.js';
 import { benchClicks, benchFlood, benchMixed } from './clicks.js';
 import { benchPayouts } from './payouts.js';
 import { profileWrites, type WriteProfile } from './profile.js';
+import { benchRefunds } from './refunds.js';
 import { benchDemo, benchReports, benchScaling } from './report.js';
 import { benchSales } from './sales.js';
 import { benchWebhooks } from './webhooks.js';
@@ -86,6 +87,21 @@ if (wanted('sales')) {
     target: 'exactly one, rest 409, no 5xx',
     met: s.duplicateStorm.exactlyOnePerRound && s.duplicateStorm.fiveHundreds === 0,
   });
+}
+
+if (wanted('refunds')) {
+  log('refunds: a sale run (10 s), then refunds of those sales (3 × 10 s), on one server…');
+  const r = await benchRefunds();
+  results.refunds = r;
+  record({
+    figure: 'refund throughput p50 / p99 (32 connections)',
+    value: `${spread(r.refunds.rps)}/s, ${r.refunds.p50.median} / ${r.refunds.p99.median} ms`,
+    ceiling: `sales on the same server ${fmt(r.sales.rps)}/s`,
+    ratio: `${((100 * r.refunds.rps.median) / r.sales.rps).toFixed(0)} %`,
+    target: '≥ 50 % of sales, p99 ≤ 50 ms',
+    met: r.refunds.rps.median >= r.sales.rps / 2 && r.refunds.p99.median <= 50,
+  });
+  record({ figure: 'every refund 2xx stored once', value: String(r.refunds.recordedExactly), ceiling: '—', ratio: '—', target: 'true', met: r.refunds.recordedExactly });
 }
 
 if (wanted('webhooks')) {

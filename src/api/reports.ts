@@ -37,6 +37,7 @@ export const performanceReportSchema = z.object({
     totalPartners: z.number().int(),
     totalSales: z.number().int(),
     totalPartnersCommission: z.number(),
+    totalRefunded: z.number().describe('Dollars refunded in the period, dated by when each refund was received'),
     clicksTrend: trendSchema,
     leadsTrend: trendSchema,
     conversionsTrend: trendSchema,
@@ -44,6 +45,7 @@ export const performanceReportSchema = z.object({
     partnersTrend: trendSchema,
     salesTrend: trendSchema,
     commissionTrend: trendSchema,
+    refundedTrend: trendSchema,
   }),
   meta: z.object({
     period: z.enum([...PERIODS, 'custom']),

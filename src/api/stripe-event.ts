@@ -45,6 +45,35 @@ export type StripeInvoice = {
   /** Legacy location (before basil) of the subscription and its metadata snapshot. */
   subscription?: Expandable;
   subscription_details?: { metadata?: StripeMetadata | null } | null;
+  /** Older API versions (before basil): the payment intent and charge that paid the invoice. */
+  payment_intent?: Expandable;
+  charge?: Expandable;
+  livemode?: boolean;
+};
+
+/** A charge, as `charge.refunded` carries it. */
+export type StripeCharge = {
+  id?: string;
+  object?: string;
+  amount?: number | null;
+  /** Cumulative: everything refunded of the charge so far. */
+  amount_refunded?: number | null;
+  /** The charge is fully refunded. */
+  refunded?: boolean | null;
+  currency?: string | null;
+  payment_intent?: Expandable;
+  /** Older API versions (before basil): the invoice the charge paid. */
+  invoice?: Expandable;
+  metadata?: StripeMetadata | null;
+  livemode?: boolean;
+};
+
+/** An invoice payment (API 2025-03-31.basil on): which payment intent or charge paid an invoice. */
+export type StripeInvoicePayment = {
+  id?: string;
+  object?: string;
+  invoice?: Expandable;
+  payment?: { type?: string; payment_intent?: Expandable; charge?: Expandable } | null;
   livemode?: boolean;
 };
 

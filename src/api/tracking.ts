@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { COMMISSION_STATUSES } from './constants.js';
 import type { Clock } from '../clock.js';
 
 const key = z.string().min(1).max(255);
@@ -12,6 +13,7 @@ export const PROVIDERS = [
 export const MAX_JSON_BYTES = 64 * 1024;
 
 export const CURRENCIES = ['USD', 'EUR', 'VND'] as const;
+
 export type Currency = (typeof CURRENCIES)[number];
 
 const MAX_PAST_MS = 30 * 24 * 60 * 60 * 1000;
@@ -103,6 +105,30 @@ export const leadRequestSchema = z.object({
   name: z.string().min(1).max(255).optional(),
 });
 
+/** The body of POST /api/v1/track/refund (docs/behaviour.md §12.2). */
+export const refundRequestSchema = z.object({
+  transaction_id: key.describe("The sale's transaction_id, as it was sent to the sale endpoint"),
+  refund_id: key.describe("Your refund's unique id: the idempotency key"),
+  amount_cents: z
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .describe('Amount refunded in minor units; default everything not refunded yet'),
+  reason: z.string().min(1).max(1000).optional().describe('Why the sale was refunded; stored with the refund'),
+});
+
+export const refundResultSchema = z.object({
+  success: z.literal(true),
+  refund_id: z.number().int().describe("The stored refund's id"),
+  sale_id: z.number().int(),
+  refunded_cents: z.number().int().describe("The sale's refunded total after this refund"),
+  remaining_cents: z.number().int().describe('What is left of the sale to refund'),
+  commission_id: z.number().int().nullable().describe("The sale's commission; null for a test sale or a sale without one"),
+  commission_status: z.enum(COMMISSION_STATUSES).nullable().describe("The commission's status after the refund"),
+  clawback_commission_id: z.number().int().nullable().describe('The clawback created for a commission already in a payout, if any'),
+});
+
 export const clickResultSchema = z.object({ click_id: z.string() });
 
 export const leadResultSchema = z.object({ success: z.literal(true), customer_id: z.number().int().nullable(), message: z.string() });
@@ -127,3 +153,5 @@ export type LeadResult = z.output<typeof leadResultSchema>;
 export type LiveSaleResult = z.output<typeof liveSaleResultSchema>;
 export type TestSaleResult = z.output<typeof testSaleResultSchema>;
 export type SaleResult = z.output<typeof saleResultSchema>;
+export type RefundRequest = z.input<typeof refundRequestSchema>;
+export type RefundResult = z.output<typeof refundResultSchema>;

@@ -3,10 +3,11 @@ import { instant } from './common.js';
 
 const outcome = z.enum(['recorded', 'skipped', 'ignored']);
 
-/** Why an event recorded no sale, or a note on a recorded one (docs/behaviour.md §6.14). */
+/** Why an event recorded no sale or refund, or a note on a recorded one (docs/behaviour.md §6.14, §12.8). */
 export const OUTCOME_REASONS = [
   'unhandled_event_type', 'payment_not_completed', 'not_subscription_cycle', 'non_positive_amount', 'program_mismatch', 'no_attribution',
   'attribution_window_expired', 'unsupported_currency', 'invalid_sale', 'malformed_event', 'already_recorded', 'test_mode',
+  'sale_not_found', 'refund_exceeds_sale', 'no_payment_reference', 'refund_recorded', 'already_refunded', 'payment_linked',
 ] as const;
 export type OutcomeReason = (typeof OUTCOME_REASONS)[number];
 
@@ -27,7 +28,7 @@ export const webhookResultSchema = z.object({
   type: z.string(),
   outcome,
   reason: z.enum(OUTCOME_REASONS).nullable(),
-  sale_id: z.number().int().nullable(),
+  sale_id: z.number().int().nullable().describe('The sale recorded, or refunded by a charge.refunded event'),
   redelivery: z.boolean().describe('true when this event id was already processed: nothing changed'),
 });
 

@@ -44,6 +44,7 @@ export function renderPerformance(programId: number, report: PerformanceReport):
     { metric: 'Partners joined¹', value: count(m.totalPartners), trend: m.partnersTrend },
     { metric: 'Sales (paid)', value: count(m.totalSales), trend: m.salesTrend },
     { metric: 'Commission', value: money(m.totalPartnersCommission), trend: m.commissionTrend },
+    { metric: 'Refunded', value: money(m.totalRefunded), trend: m.refundedTrend },
     { metric: 'Conversion rate', value: `${m.conversionRate.toFixed(2)}%` },
     { metric: 'Average order value³', value: money(m.averageOrderValue) },
   ];

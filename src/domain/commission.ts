@@ -2,6 +2,7 @@ import { utc } from '@date-fns/utc';
 import { addDays } from 'date-fns/addDays';
 import { addMonths } from 'date-fns/addMonths';
 import type { CommissionRule } from '../store/programs.js';
+import type { CommissionStatus } from '../store/sales.js';
 
 /** Percentage input (e.g. 12.5) to basis points; at most two decimals, 0 < p ≤ 100. */
 export function percentToBasisPoints(percent: number): number {
@@ -33,4 +34,33 @@ export function renewalEarnsCommission(recurringMonths: number | null, firstSale
 /** The attribution window runs from the click (or the signup without one) for the program's days. */
 export function withinAttributionWindow(startedAt: Date, windowDays: number, receivedAt: Date): boolean {
   return receivedAt <= addDays(startedAt, windowDays, { in: utc });
+}
+
+/** A commission as a refund of its sale sees it; `clawedBackCents` sums its sale's clawbacks so far (≤ 0). */
+export type RefundedCommission = { status: CommissionStatus; amountCents: number; percentBp: number | null; clawedBackCents: number };
+
+/**
+ * What a sale's commission becomes once the sale has `remainingCents` left after a refund
+ * (docs/behaviour.md §12.4): the commission's new status and amount, and the clawback to create
+ * (a negative amount, or 0 for none). What is due on the rest is the percentage of it, rounded half
+ * up, or the flat amount until nothing is left.
+ */
+export function commissionAfterRefund(
+  commission: RefundedCommission,
+  remainingCents: number,
+): { status: CommissionStatus; amountCents: number; clawbackCents: number } {
+  const { status, amountCents, percentBp } = commission;
+  const due = remainingCents === 0 ? 0 : percentBp === null ? amountCents : commissionCents(remainingCents, { type: 'percent', value: percentBp });
+  switch (status) {
+    case 'pending':
+    case 'approved':
+      return remainingCents === 0 ? { status: 'reversed', amountCents, clawbackCents: 0 } : { status, amountCents: due, clawbackCents: 0 };
+    case 'processing':
+    case 'paid':
+      // Never a positive clawback: a commission is only ever taken back.
+      return { status, amountCents, clawbackCents: Math.min(0, due - (amountCents + commission.clawedBackCents)) };
+    case 'rejected':
+    case 'reversed':
+      return { status, amountCents, clawbackCents: 0 };
+  }
 }

@@ -279,6 +279,7 @@ export function* demoHistory(options: DemoOptions, frame: DemoFrame, sources: De
       created_at: times,
       day: times,
       type: sales.map(() => 'sale'),
+      percent_bp: sales.map(() => DEMO_TERMS.commission.value),
     },
     rowCount: sales.length,
   };

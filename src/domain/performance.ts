@@ -120,6 +120,7 @@ export function buildReport(window: ReportWindow, days: reports.PerformanceDayRo
       totalPartners: current.partners,
       totalSales: current.sales,
       totalPartnersCommission: dollars(current.commissionCents),
+      totalRefunded: dollars(current.refundedCents),
       clicksTrend: trend(current.clicks, previous.clicks),
       leadsTrend: trend(current.leadStatus, previous.leadStatus),
       conversionsTrend: trend(current.conversions, previous.conversions),
@@ -127,6 +128,7 @@ export function buildReport(window: ReportWindow, days: reports.PerformanceDayRo
       partnersTrend: trend(current.partners, previous.partners),
       salesTrend: trend(current.sales, previous.sales),
       commissionTrend: trend(current.commissionCents, previous.commissionCents),
+      refundedTrend: trend(current.refundedCents, previous.refundedCents),
     },
     meta: {
       period: window.period,

@@ -57,7 +57,20 @@ export async function trackSale(deps: Deps, source: SaleSource, request: SaleReq
  * recordSales. `customer` is its request's customer_key already read in this transaction (the
  * webhooks attribute in their own order first): it spares the lookup, not the attribution checks.
  */
-export type PendingSale = { source: SaleSource; request: SaleRequest; mode: SaleMode; currency: Currency; customer?: AttributableCustomer };
+export type PendingSale = {
+  source: SaleSource;
+  request: SaleRequest;
+  mode: SaleMode;
+  currency: Currency;
+  customer?: AttributableCustomer;
+  /** The Stripe payment intent and charge the sale's webhook event named, remembered for its refunds. */
+  payment?: StripePayment;
+};
+
+/** Stripe's ids of a payment: the payment intent and the charge. */
+export type StripePayment = { paymentIntentId?: string; chargeId?: string };
+
+const paymentIds = (payment: StripePayment | undefined) => ({ payment_intent_id: payment?.paymentIntentId ?? null, charge_id: payment?.chargeId ?? null });
 type Refused = Extract<SaleOutcome, { kind: 'refused' }>;
 
 /** The sale ready for recordSales, or its refusal by the checks that need no lookup. */
@@ -163,7 +176,7 @@ function decide(
   nextId: (table: string) => number,
   now: Date,
 ): SaleOutcome {
-  const { source, request, mode, currency } = sale;
+  const { source, request, mode, currency, payment } = sale;
   const txnKey = transactionKeyOf(sale);
   if (txnKey !== undefined && context.seen.has(txnKey)) return { kind: 'duplicate', saleId: context.seen.get(txnKey)! };
   const remember = (saleId: number | null) => {
@@ -185,6 +198,8 @@ function decide(
       click_id: request.click_id ?? null,
       request: JSON.stringify(request),
       received_at: now,
+      provider_payment_id: request.provider_payment_id ?? null,
+      ...paymentIds(payment),
     });
     remember(id);
     return { kind: 'test_recorded', eventId: id, programId: source.programId };
@@ -229,6 +244,7 @@ function decide(
     status: 'paid',
     occurred_at: request.occurred_at === undefined ? null : new Date(request.occurred_at),
     received_at: now,
+    ...paymentIds(payment),
   });
   remember(saleId);
   if (subscriptionKey !== undefined && !context.firstSubscriptionSale.has(subscriptionKey)) context.firstSubscriptionSale.set(subscriptionKey, now);
@@ -254,6 +270,7 @@ function decide(
     payout_id: null,
     paid_at: null,
     reason: null,
+    percent_bp: rule.type === 'percent' ? rule.value : null,
   });
   return { kind: 'recorded', saleId, commissionId };
 }

@@ -2,8 +2,8 @@ import type {
   ApiKey, ApproveCommissionsRequest, ClickRequest, ClickResult, Commission, CommissionStatus, CreateApiKeyRequest, CreatedApiKey, CreatedProgram,
   CreatePartnerRequest, CreateProgramRequest, CreateSessionRequest, DemoProgress, DemoRequest, DemoResult, DemoStreamLine, EnrollPartnerRequest,
   Enrollment, ExportFormat, Health, LeadRequest, LeadResult, LiveSaleResult, MemberRequest, Membership, Partner, Payout, PayoutBatch,
-  PayoutPreview, PayoutStatus, PerformanceQuery, PerformanceReport, ProductRule, ProductRuleRequest, Program, RejectCommissionsRequest,
-  RetiredApiKey, SaleRequest, SaleResult, Session, SkipReason,
+  PayoutPreview, PayoutStatus, PerformanceQuery, PerformanceReport, ProductRule, ProductRuleRequest, Program, RefundRequest, RefundResult,
+  RejectCommissionsRequest, RetiredApiKey, SaleRequest, SaleResult, Session, SkipReason,
   UpdatePartnerRequest, UpdateProgramRequest, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
 } from '../api/index.js';
 // The export's headers: constants of the API that load no schema (the SDK loads no zod).
@@ -11,8 +11,9 @@ import { EXPORTED_PAYOUTS_HEADER, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER } 
 import { NDJSON } from '../api/media-types.js';
 import { PartnerkitError } from './errors.js';
 import {
-  alreadyRecordedSaleId, fromClickResult, fromLeadResult, toClickRequest, toLeadRequest, toSaleRequest,
-  type TrackClickInput, type TrackClickResult, type TrackLeadInput, type TrackLeadResult, type TrackSaleInput, type TrackSaleResult,
+  alreadyRecordedRefundId, alreadyRecordedSaleId, fromClickResult, fromLeadResult, toClickRequest, toLeadRequest, toRefundRequest, toSaleRequest,
+  type TrackClickInput, type TrackClickResult, type TrackLeadInput, type TrackLeadResult, type TrackRefundInput, type TrackRefundResult,
+  type TrackSaleInput, type TrackSaleResult,
 } from './tracking.js';
 import { fetchTransport, NetworkError, type ApiRequest, type ApiResponse, type Transport } from './transport.js';
 
@@ -109,6 +110,29 @@ export class PartnerkitClient {
   /** POST /api/v1/track/sale with the endpoint's own field names (test mode included). */
   sendSale(body: SaleRequest): Promise<SaleResult> {
     return this.post('/api/v1/track/sale', body, 'apiKey');
+  }
+
+  /**
+   * Records a refund of a sale tracked with `invoiceId`; its commission is adjusted. A duplicate
+   * refundId resolves as already_recorded (the 409), never retried.
+   */
+  async trackRefund(input: TrackRefundInput): Promise<TrackRefundResult> {
+    try {
+      const r = await this.sendRefund(toRefundRequest(input));
+      return {
+        status: 'recorded', refundId: r.refund_id, saleId: r.sale_id, refundedCents: r.refunded_cents, remainingCents: r.remaining_cents,
+        commissionId: r.commission_id, commissionStatus: r.commission_status, clawbackCommissionId: r.clawback_commission_id,
+      };
+    } catch (error) {
+      const refundId = alreadyRecordedRefundId(error);
+      if (refundId === undefined) throw error;
+      return { status: 'already_recorded', refundId, message: (error as PartnerkitError).message };
+    }
+  }
+
+  /** POST /api/v1/track/refund with the endpoint's own field names. */
+  sendRefund(body: RefundRequest): Promise<RefundResult> {
+    return this.post('/api/v1/track/refund', body, 'apiKey');
   }
 
   /**

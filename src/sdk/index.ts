@@ -1,14 +1,15 @@
 export { PartnerkitClient, type ClientOptions } from './client.js';
 export { PartnerkitError } from './errors.js';
 export {
-  toSaleRequest, type TrackClickInput, type TrackClickResult, type TrackLeadInput, type TrackLeadResult, type TrackSaleInput, type TrackSaleResult,
+  toRefundRequest, toSaleRequest, type TrackClickInput, type TrackClickResult, type TrackLeadInput, type TrackLeadResult, type TrackRefundInput,
+  type TrackRefundResult, type TrackSaleInput, type TrackSaleResult,
 } from './tracking.js';
 export { fetchTransport, NetworkError, type ApiRequest, type ApiResponse, type Transport } from './transport.js';
 export type {
-  ApiKey, ClickRequest, ClickResult, CommissionTerms, CreateApiKeyRequest, CreatedApiKey, CreatedProgram, CreatePartnerRequest,
+  ApiKey, ClickRequest, ClickResult, CommissionStatus, CommissionTerms, CreateApiKeyRequest, CreatedApiKey, CreatedProgram, CreatePartnerRequest,
   CreateProgramRequest, CreateSessionRequest, DemoRequest, DemoResult, EnrollPartnerRequest, Enrollment, LeadRequest, LeadResult,
   LiveSaleResult, MemberRequest, Membership, Partner, PerformanceDay, PerformanceQuery, PerformanceReport, Period, ProductRule,
-  ProductRuleRequest, Program, RetiredApiKey, SaleRequest, SaleResult, Session, TestSaleResult, Trend, WebhookEvent, WebhookEventsQuery,
+  ProductRuleRequest, Program, RefundRequest, RefundResult, RetiredApiKey, SaleRequest, SaleResult, Session, TestSaleResult, Trend, WebhookEvent, WebhookEventsQuery,
   WebhookResult, WebhookSecret, WebhookSecretRequest,
 } from '../api/index.js';
 export { trackSaleFromInvoice, type InvoiceSale, type InvoiceSkipReason, type StripeInvoice } from './invoice.js';

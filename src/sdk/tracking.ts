@@ -1,4 +1,4 @@
-import type { ClickRequest, ClickResult, LeadRequest, LeadResult, SaleRequest } from '../api/index.js';
+import type { ClickRequest, ClickResult, CommissionStatus, LeadRequest, LeadResult, RefundRequest, SaleRequest } from '../api/index.js';
 import { PartnerkitError } from './errors.js';
 
 // The SDK's tracking calls take and answer camelCase; the endpoints' own names are snake_case
@@ -86,18 +86,49 @@ export function fromLeadResult(result: LeadResult): TrackLeadResult {
   return { customerId: result.customer_id, message: result.message };
 }
 
-/** Maps the SDK's names to the endpoint's body; rejects a bad amount before any request. */
-export function toSaleRequest(input: TrackSaleInput): SaleRequest {
-  if (!Number.isSafeInteger(input.amount) || input.amount <= 0) {
+/** The SDK's trackRefund input (docs/behaviour.md §12.10). */
+export type TrackRefundInput = {
+  /** The refunded sale's transaction id: the invoiceId it was tracked with. */
+  invoiceId: string;
+  /** Your refund's id: the idempotency key (refund_id). */
+  refundId: string;
+  /** Integer minor units (cents) refunded, > 0, like trackSale's amount; default everything not refunded yet. */
+  amount?: number;
+  reason?: string;
+};
+
+export type TrackRefundResult =
+  | {
+      status: 'recorded';
+      refundId: number;
+      saleId: number;
+      refundedCents: number;
+      remainingCents: number;
+      commissionId: number | null;
+      commissionStatus: CommissionStatus | null;
+      clawbackCommissionId: number | null;
+    }
+  /** A 409: the refund id was recorded earlier. Treat as success; never retry. */
+  | { status: 'already_recorded'; refundId: number; message: string };
+
+/** An amount of the SDK: an integer number of cents above 0, else the call fails before any request. */
+function checkCents(amount: number): void {
+  if (!Number.isSafeInteger(amount) || amount <= 0) {
     throw new PartnerkitError(0, 'invalid_request', 'amount must be a positive integer number of cents', {
       fields: [{ field: 'amount', message: 'must be a positive integer (cents)' }],
     });
   }
-  if (!input.invoiceId) {
-    throw new PartnerkitError(0, 'invalid_request', 'invoiceId is required (it is the idempotency key)', {
-      fields: [{ field: 'invoiceId', message: 'Required' }],
-    });
-  }
+}
+
+/** A required id of the SDK (`why` says what it is for), else the call fails before any request. */
+function checkRequired(field: string, value: string | undefined, why: string): void {
+  if (!value) throw new PartnerkitError(0, 'invalid_request', `${field} is required (${why})`, { fields: [{ field, message: 'Required' }] });
+}
+
+/** Maps the SDK's names to the endpoint's body; rejects a bad amount before any request. */
+export function toSaleRequest(input: TrackSaleInput): SaleRequest {
+  checkCents(input.amount);
+  checkRequired('invoiceId', input.invoiceId, 'it is the idempotency key');
   return defined({
     transaction_id: input.invoiceId,
     amount_cents: input.amount,
@@ -112,6 +143,14 @@ export function toSaleRequest(input: TrackSaleInput): SaleRequest {
   });
 }
 
+/** Maps the SDK's names to the endpoint's body; rejects a bad amount or a missing id before any request. */
+export function toRefundRequest(input: TrackRefundInput): RefundRequest {
+  if (input.amount !== undefined) checkCents(input.amount);
+  checkRequired('invoiceId', input.invoiceId, 'it names the refunded sale');
+  checkRequired('refundId', input.refundId, 'it is the idempotency key');
+  return defined({ transaction_id: input.invoiceId, refund_id: input.refundId, amount_cents: input.amount, reason: input.reason });
+}
+
 /**
  * The sale id a `duplicate_transaction` error names (null when the first request's attribution
  * window had expired), or undefined for any other error: a 409 means the earlier call succeeded.
@@ -119,4 +158,10 @@ export function toSaleRequest(input: TrackSaleInput): SaleRequest {
 export function alreadyRecordedSaleId(error: unknown): number | null | undefined {
   if (!(error instanceof PartnerkitError) || error.code !== 'duplicate_transaction') return undefined;
   return (error.details as { sale_id?: number | null } | null)?.sale_id ?? null;
+}
+
+/** The refund id a `duplicate_refund` error names, or undefined for any other error: a 409 means the earlier call succeeded. */
+export function alreadyRecordedRefundId(error: unknown): number | undefined {
+  if (!(error instanceof PartnerkitError) || error.code !== 'duplicate_refund') return undefined;
+  return (error.details as { refund_id: number }).refund_id;
 }

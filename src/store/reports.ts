@@ -16,6 +16,8 @@ export type PerformanceTotals = {
   sales: number;
   partners: number;
   commissionCents: bigint;
+  /** Refunds received (`totalRefunded`). */
+  refundedCents: bigint;
 };
 
 export type PerformanceDayRow = PerformanceTotals & { day: string };
@@ -23,7 +25,7 @@ export type PerformanceDayRow = PerformanceTotals & { day: string };
 export type PerformanceWindows = { from: Date; to: Date; previousFrom: Date; previousTo: Date };
 
 const COUNTS = ['clicks', 'leads', 'leadStatus', 'conversions', 'sales', 'partners'] as const;
-const MONEY = ['revenueCents', 'commissionCents'] as const;
+const MONEY = ['revenueCents', 'commissionCents', 'refundedCents'] as const;
 
 /**
  * Where each metric comes from (docs/behaviour.md §5.5): its table, the instant that dates it, the
@@ -43,8 +45,19 @@ const SOURCES = [
     sums: 'sum(amount_cents) AS "revenueCents", count(*) AS sales',
     table: 'sale_events', at: 'coalesce(occurred_at, received_at)', day: 'paid_day', where: "status = 'paid'",
   },
+  // Refunds net revenue, and a completed one takes its sale out of the count, on the sale's own day:
+  // an append-only table carrying that day, so no sale row is ever updated (docs/behaviour.md §12.9).
+  // Test refunds have no days.
+  {
+    sums: '-sum(amount_cents) AS "revenueCents", -count(*) FILTER (WHERE completes_sale) AS sales',
+    table: 'refunds', at: 'paid_at', day: 'paid_day', where: 'true',
+  },
+  { sums: 'sum(amount_cents) AS "refundedCents"', table: 'refunds', at: 'received_at', day: 'day', where: 'true' },
   { sums: 'count(*) AS partners', table: 'partner_programs', at: 'created_at', day: 'CAST(created_at AS DATE)', where: 'true' },
-  { sums: 'sum(amount_cents) AS "commissionCents"', table: 'commissions', at: 'created_at', day: 'day', where: 'true' },
+  {
+    sums: 'sum(amount_cents) AS "commissionCents"',
+    table: 'commissions', at: 'created_at', day: 'day', where: "status NOT IN ('reversed', 'rejected')",
+  },
 ];
 
 // Sums of money stay HUGEINT (DuckDB's sum of a BIGINT), which the store hands over as a bigint.

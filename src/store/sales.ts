@@ -24,7 +24,10 @@ export type SaleEventRow = {
   status: 'paid';
   occurred_at: Date | null;
   received_at: Date;
-};
+} & PaymentIds;
+
+/** The Stripe payment intent and charge a sale's webhook event carried (refunds find the sale by them, docs/behaviour.md §12.7). */
+export type PaymentIds = { payment_intent_id: string | null; charge_id: string | null };
 
 export type CommissionRow = {
   id: number;
@@ -40,6 +43,8 @@ export type CommissionRow = {
   payout_id: number | null;
   paid_at: Date | null;
   reason: string | null;
+  /** The percentage (basis points) the amount was computed with; null for a flat rule or a clawback (docs/behaviour.md §12.4). */
+  percent_bp: number | null;
 };
 
 /** Stored statuses; `pending` reads as `approved` after the hold under automatic approval (docs/behaviour.md §13.1). */
@@ -56,7 +61,8 @@ export type TestSaleRow = {
   click_id: string | null;
   request: string;
   received_at: Date;
-};
+  provider_payment_id: string | null;
+} & PaymentIds;
 
 export type TransactionRow = { txn_key: string; program_id: number; mode: SaleMode; transaction_id: string; sale_id: number | null; created_at: Date };
 
@@ -82,7 +88,7 @@ export function insertSaleEvents(sql: Sql, rows: SaleEventRow[]): Promise<void> 
     ['amount_cents', 'BIGINT'], ['tax_cents', 'BIGINT'], ['currency', 'VARCHAR'], ['sale_type', 'VARCHAR'], ['is_recurring', 'BOOLEAN'],
     ['subscription_id', 'VARCHAR'], ['subscription_interval', 'VARCHAR'], ['product_id', 'VARCHAR'], ['provider', 'VARCHAR'],
     ['provider_payment_id', 'VARCHAR'], ['line_items', 'VARCHAR'], ['source', 'VARCHAR'], ['status', 'VARCHAR'], ['occurred_at', 'TIMESTAMP'],
-    ['received_at', 'TIMESTAMP'], ['paid_day', 'DATE'],
+    ['received_at', 'TIMESTAMP'], ['paid_day', 'DATE'], ['payment_intent_id', 'VARCHAR'], ['charge_id', 'VARCHAR'],
   ], rows.map((s) => ({ ...s, paid_day: s.occurred_at ?? s.received_at })));
 }
 
@@ -90,7 +96,7 @@ export function insertCommissions(sql: Sql, rows: CommissionRow[]): Promise<void
   return sql.append('commissions', [
     ['id', 'BIGINT'], ['program_id', 'BIGINT'], ['sale_id', 'BIGINT'], ['partner_program_id', 'BIGINT'], ['amount_cents', 'BIGINT'],
     ['currency', 'VARCHAR'], ['status', 'VARCHAR'], ['hold_until', 'TIMESTAMP'], ['created_at', 'TIMESTAMP'], ['day', 'DATE'],
-    ['type', 'VARCHAR'], ['payout_id', 'BIGINT'], ['paid_at', 'TIMESTAMP'], ['reason', 'VARCHAR'],
+    ['type', 'VARCHAR'], ['payout_id', 'BIGINT'], ['paid_at', 'TIMESTAMP'], ['reason', 'VARCHAR'], ['percent_bp', 'BIGINT'],
   ], rows.map((c) => ({ ...c, day: c.created_at })));
 }
 
@@ -98,6 +104,7 @@ export function insertTestSales(sql: Sql, rows: TestSaleRow[]): Promise<void> {
   return sql.append('test_sale_events', [
     ['id', 'BIGINT'], ['program_id', 'BIGINT'], ['api_key_id', 'BIGINT'], ['transaction_id', 'VARCHAR'], ['amount_cents', 'BIGINT'],
     ['currency', 'VARCHAR'], ['customer_key', 'VARCHAR'], ['click_id', 'VARCHAR'], ['request', 'VARCHAR'], ['received_at', 'TIMESTAMP'],
+    ['provider_payment_id', 'VARCHAR'], ['payment_intent_id', 'VARCHAR'], ['charge_id', 'VARCHAR'],
   ], rows);
 }
 

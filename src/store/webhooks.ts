@@ -15,12 +15,18 @@ export type WebhookEventRow = {
   received_at: Date;
   /** The verified request body as received, kept for a skipped event only (docs/architecture.md §7.4). */
   payload: string | null;
-  /** The Stripe subscription and customer the event names (deferred attribution). */
-  subscription_id?: string | null;
-  provider_customer_id?: string | null;
+} & Partial<DeferralColumns>;
+
+/** What a waiting event names, so the sale or link it waits for finds it: see DeferralKeys. */
+type DeferralColumns = {
+  subscription_id: string | null;
+  provider_customer_id: string | null;
+  payment_intent_id: string | null;
+  invoice_id: string | null;
+  charge_id: string | null;
 };
 
-export type WebhookEventSummary = Omit<WebhookEventRow, 'payload' | 'subscription_id' | 'provider_customer_id'>;
+export type WebhookEventSummary = Omit<WebhookEventRow, 'payload' | keyof DeferralColumns>;
 
 /** An event as its answer and the admin listing show it (WebhookEventSummary). */
 const SUMMARY = 'SELECT program_id, event_id, type, outcome, reason, sale_id, received_at FROM webhook_events';
@@ -38,6 +44,7 @@ export async function findWebhookEvents(sql: Sql, keys: string[]): Promise<Map<s
 const EVENT_COLUMNS: Columns<WebhookEventRow & { event_key: string }> = [
   ['event_key', 'VARCHAR'], ['program_id', 'BIGINT'], ['event_id', 'VARCHAR'], ['type', 'VARCHAR'], ['outcome', 'VARCHAR'], ['reason', 'VARCHAR'],
   ['sale_id', 'BIGINT'], ['received_at', 'TIMESTAMP'], ['payload', 'VARCHAR'], ['subscription_id', 'VARCHAR'], ['provider_customer_id', 'VARCHAR'],
+  ['payment_intent_id', 'VARCHAR'], ['invoice_id', 'VARCHAR'], ['charge_id', 'VARCHAR'],
 ];
 
 /** An event already stored under a row's key fails the append (the primary key). */
@@ -45,16 +52,34 @@ export function appendWebhookEvents(sql: Sql, rows: WebhookEventRow[]): Promise<
   return sql.append('webhook_events', EVENT_COLUMNS, rows.map((row) => ({ ...row, event_key: programKey(row.program_id, row.event_id) })));
 }
 
-/** What a sale made attributable: the subscription it recorded, the Stripe customer it linked. */
-export type DeferralKeys = { subscriptionId?: string; providerCustomerId?: string };
+/**
+ * What an event may wait for is stored with it: an unattributed sale its subscription and Stripe
+ * customer, a refund whose sale was not found its charge's payment intent, invoice and charge.
+ */
+export type DeferralKeys = { subscriptionId?: string; providerCustomerId?: string; paymentIntentId?: string; invoiceId?: string; chargeId?: string };
 
-/** The program's events skipped as no_attribution that name the subscription or Stripe customer, oldest first. */
-export function findUnattributedEvents(sql: Sql, programId: number, keys: DeferralKeys): Promise<Array<{ event_id: string; payload: string }>> {
+/**
+ * What a recorded sale or link makes findable: the subscription it recorded and the Stripe customer
+ * it linked (for unattributed events), the payment ids it carries (for refunds whose sale was not found).
+ */
+export type Unlocks = { subscriptionId?: string; providerCustomerId?: string; paymentRefs?: string[] };
+
+/**
+ * The program's waiting events, oldest first: skipped as no_attribution and naming the subscription or
+ * Stripe customer, or skipped as sale_not_found and naming one of the payment ids, directly or as the
+ * payment intent or charge linked to one of them as an invoice (docs/behaviour.md §6.13, §12.8).
+ */
+export function findDeferredEvents(sql: Sql, programId: number, unlocks: Unlocks): Promise<Array<{ event_id: string; payload: string }>> {
   return sql.all(
     `SELECT event_id, payload FROM webhook_events
-     WHERE program_id = $1 AND outcome = 'skipped' AND reason = 'no_attribution' AND (subscription_id = $2 OR provider_customer_id = $3)
+     WHERE program_id = $1 AND outcome = 'skipped' AND (
+       (reason = 'no_attribution' AND (subscription_id = $2 OR provider_customer_id = $3))
+       OR (reason = 'sale_not_found' AND (
+         payment_intent_id = ANY($4::VARCHAR[]) OR invoice_id = ANY($4::VARCHAR[]) OR charge_id = ANY($4::VARCHAR[])
+         OR payment_intent_id IN (SELECT payment_intent_id FROM invoice_payments WHERE program_id = $1 AND invoice_id = ANY($4::VARCHAR[]))
+         OR charge_id IN (SELECT charge_id FROM invoice_payments WHERE program_id = $1 AND invoice_id = ANY($4::VARCHAR[])))))
      ORDER BY received_at, rowid`,
-    [programId, keys.subscriptionId ?? null, keys.providerCustomerId ?? null],
+    [programId, unlocks.subscriptionId ?? null, unlocks.providerCustomerId ?? null, list(unlocks.paymentRefs ?? [])],
   );
 }
 

@@ -59,6 +59,22 @@ async function provisionAndTrack(env: NodeJS.ProcessEnv) {
   });
   const plain = await runCli(saleArgs, env);
   expect(plain).toEqual({ code: 0, stdout: 'Transaction in_1 was already recorded as sale 1; nothing changed.\n', stderr: '' });
+
+  // The flat 7.00 of product pro is kept through a partial refund and reversed by the full one.
+  const refundArgs = ['refund', 'send', '--api-key', program.apiKey, '--transaction-id', 'in_1', '--refund-id', 're_1', '--amount-cents', '1500', '--reason', 'damaged'];
+  expect(await runJson(refundArgs, env)).toEqual({
+    success: true, refund_id: 1, sale_id: 1, refunded_cents: 1500, remaining_cents: 2500, commission_id: 1, commission_status: 'pending', clawback_commission_id: null,
+  });
+  // A refund id recorded earlier is a success too (docs/behaviour.md §9.6).
+  const duplicateRefund = await runCli([...refundArgs, '--json'], env);
+  expect(duplicateRefund.code).toBe(0);
+  expect(JSON.parse(duplicateRefund.stdout)).toEqual({
+    error: { code: 'duplicate_refund', status: 409, message: 'Refund re_1 was already recorded', details: { refund_id: 1 } },
+  });
+  expect(await runCli(refundArgs, env)).toEqual({ code: 0, stdout: 'Refund re_1 was already recorded as refund 1; nothing changed.\n', stderr: '' });
+  expect(await runJson(['refund', 'send', '--api-key', program.apiKey, '--transaction-id', 'in_1', '--refund-id', 're_2'], env)).toMatchObject({
+    refund_id: 2, refunded_cents: 4000, remaining_cents: 0, commission_status: 'reversed',
+  });
   const testSale = ['sale', 'send', '--api-key', program.apiKey, '--customer-key', 'user_1', '--amount-cents', '100', '--transaction-id', 't1', '--test'];
   expect(await runJson(testSale, env)).toEqual({
     success: true, message: 'Test sale recorded; no commission created', data: { eventId: 1, programId: 1, test_mode: true },

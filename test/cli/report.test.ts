@@ -160,6 +160,7 @@ describe('partnerkit report performance', () => {
       totalPartners: now.partners,
       totalSales: now.sales,
       totalPartnersCommission: now.commissionCents / 100,
+      totalRefunded: 0,
       clicksTrend: trend(now.clicks, before.clicks),
       leadsTrend: trend(now.leadStatus, before.leadStatus),
       conversionsTrend: trend(now.conversions, before.conversions),
@@ -167,6 +168,7 @@ describe('partnerkit report performance', () => {
       partnersTrend: trend(now.partners, before.partners),
       salesTrend: trend(now.sales, before.sales),
       commissionTrend: trend(now.commissionCents, before.commissionCents),
+      refundedTrend: { trend: 0, trendDirection: 'stable' },
     });
   });
 
@@ -210,6 +212,8 @@ describe('partnerkit report performance', () => {
     expect(clicks).toContain(now.clicks.toLocaleString('en-US'));
     const rate = (Math.round((now.conversions * 10_000) / now.clicks) / 100).toFixed(2);
     expect(lines.find((l) => l.startsWith('│ Conversion rate '))).toContain(`${rate}%`);
+    // The demo has no refunds: nothing refunded in either window.
+    expect(lines.find((l) => l.startsWith('│ Refunded '))).toMatch(/│ +0\.00 │ +■ 0\.0% │$/);
   });
 
   test('--csv prints a header line and one line per day', async () => {

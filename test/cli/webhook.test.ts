@@ -51,10 +51,15 @@ describe('partnerkit webhook replay / webhook events', () => {
       'customer-created.json  200  ignored (unhandled_event_type)',
       'invoice-first.json  200  skipped (not_subscription_cycle)',
       'invoice-paid-renewal.json  200  recorded  sale 5',
+      'invoice-payment-paid.json  200  recorded (payment_linked)',
       'invoice-renewal-legacy.json  200  recorded  sale 6',
       'invoice-renewal-no-metadata.json  200  recorded  sale 7',
       'invoice-renewal.json  200  recorded  sale 8',
       'invoice-zero-amount.json  200  skipped (non_positive_amount)',
+      'refund-full.json  200  recorded (refund_recorded)  sale 3',
+      'refund-invoice-basil.json  200  recorded (refund_recorded)  sale 8',
+      'refund-invoice-legacy.json  200  recorded (refund_recorded)  sale 6',
+      'refund-partial.json  200  recorded (refund_recorded)  sale 1',
     ]);
     expect(await saleTotals(dir)).toEqual({ sales: 8, revenue: 9900 + 1999 + 5499 + 2900 + 2900 + 2900 + 2900 + 3190 });
 
@@ -75,7 +80,7 @@ describe('partnerkit webhook replay / webhook events', () => {
     expect(events.map((e: { eventId: string; reason: string | null; saleId: number }) => [e.eventId, e.reason, e.saleId])).toEqual([
       [again[1].event_id, 'already_recorded', 8],
       [again[0].event_id, 'already_recorded', 3],
-      [expect.stringMatching(/^evt_/), 'non_positive_amount', null],
+      [expect.stringMatching(/^evt_/), 'refund_recorded', 1],
     ]);
     // Two lines an event keep the table inside 100 columns (docs/behaviour.md §9.7).
     const table = await runCli(['webhook', 'events', '--program', '1', '--limit', '2'], env);

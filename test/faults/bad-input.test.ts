@@ -203,6 +203,36 @@ function clickBody(m: Merchant): fc.Arbitrary<string> {
   return body(fields.map(present));
 }
 
+const REFUNDABLE = Array.from({ length: 30 }, (_, i) => `in_r${i + 1}`);
+
+/** Sales to refund: thirty live ones of 10,000.00 (the second's commission already paid), two test ones, one past its window. */
+async function refundableSales(m: Merchant): Promise<void> {
+  for (const transactionId of REFUNDABLE) await m.t.sale(m.program, { transaction_id: transactionId, amount_cents: 1_000_000 });
+  await m.t.store.transaction((sql) => sql.run("UPDATE commissions SET status = 'paid' WHERE sale_id = 2"));
+  for (let i = 1; i <= 2; i++) await m.t.sale(m.program, { transaction_id: `in_t${i}`, amount_cents: 500_000 }, m.program.testApiKey);
+  expect((await m.t.sale(m.program, { transaction_id: 'in_expired', customer_key: 'cust_old' })).sale_id).toBeNull();
+}
+
+function refundBody(): fc.Arbitrary<string> {
+  const amount = fc.oneof(
+    { arbitrary: fc.integer({ min: 1, max: 20_000 }), weight: 30 },
+    { arbitrary: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), weight: 2 },
+    { arbitrary: fc.constant(ABSENT), weight: 1 },
+    { arbitrary: junk, weight: 1 },
+  );
+  const fields = fc.record({
+    transaction_id: core(fc.oneof(
+      { arbitrary: fc.constantFrom(...REFUNDABLE), weight: 8 },
+      { arbitrary: fc.constantFrom('in_t1', 'in_t2', 'in_expired', 'in_nope'), weight: 2 },
+    )),
+    refund_id: core(fc.oneof({ arbitrary: fc.uuid(), weight: 9 }, { arbitrary: fc.constantFrom('re_dup', 're_dup_2'), weight: 1 })),
+    amount_cents: amount,
+    reason: optional(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 })),
+    surprise_field: optional(junk),
+  });
+  return body(fields.map(present));
+}
+
 function send(t: TestApp, url: string, payload: string, apiKey?: string): Promise<LightMyRequestResponse> {
   return t.app.inject({
     method: 'POST', url, payload, headers: { 'content-type': 'application/json', ...(apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` }) },
@@ -224,6 +254,14 @@ function allowedChanges(url: string, payload: string, response: LightMyRequestRe
   if (url.endsWith('/lead')) {
     expect(answer).toEqual({ success: true, customer_id: expect.toBeOneOf([null, expect.any(Number)]), message: expect.any(String) });
     return answer.message === 'Lead tracked' ? { customers: 1 } : {};
+  }
+  if (url.endsWith('/refund')) {
+    expect(answer).toEqual({
+      success: true, refund_id: expect.any(Number), sale_id: expect.any(Number), refunded_cents: expect.any(Number), remaining_cents: expect.any(Number),
+      commission_id: expect.toBeOneOf([null, expect.any(Number)]), commission_status: expect.toBeOneOf([null, expect.any(String)]),
+      clawback_commission_id: expect.toBeOneOf([null, expect.any(Number)]),
+    });
+    return { refunds: 1, ...(answer.clawback_commission_id === null ? {} : { commissions: 1 }) };
   }
   const sent = JSON.parse(payload) as { transaction_id?: unknown };
   if ('data' in answer) {
@@ -257,8 +295,14 @@ function parsed(payload: string): unknown {
   }
 }
 
-async function fuzz(url: string, bodies: (m: Merchant) => fc.Arbitrary<string>, auth: (m: Merchant) => fc.Arbitrary<string | undefined>) {
+async function fuzz(
+  url: string,
+  bodies: (m: Merchant) => fc.Arbitrary<string>,
+  auth: (m: Merchant) => fc.Arbitrary<string | undefined>,
+  prepare: (m: Merchant) => Promise<void> = async () => {},
+) {
   const m = await merchant();
+  await prepare(m);
   const statuses = new Map<number, number>();
   const keys = [m.program.apiKey, m.program.testApiKey, m.other.apiKey];
   let refusedSurrogates = 0;
@@ -284,7 +328,7 @@ async function fuzz(url: string, bodies: (m: Merchant) => fc.Arbitrary<string>, 
   );
   // The generator put lone surrogates into a fair share of the bodies.
   expect(refusedSurrogates).toBeGreaterThan(RUNS / 10);
-  return statuses;
+  return { statuses, m };
 }
 
 /** The 2xx paths and several error paths must each have been exercised, not only 400. */
@@ -297,18 +341,31 @@ function expectVariety(statuses: Map<number, number>, expected: number[]) {
 
 describe('bad input: property-based fuzz of the tracking API (fast-check, fixed seed)', () => {
   test(`POST /api/v1/track/sale: ${RUNS} bodies, never a 5xx, always the envelope, nothing stored unless 2xx`, { timeout: 120_000 }, async () => {
-    const statuses = await fuzz('/api/v1/track/sale', saleBody, authArb);
+    const { statuses } = await fuzz('/api/v1/track/sale', saleBody, authArb);
     expectVariety(statuses, [200, 400, 401, 409, 422]);
   });
 
   test(`POST /api/v1/track/lead: ${RUNS} bodies`, { timeout: 120_000 }, async () => {
-    const statuses = await fuzz('/api/v1/track/lead', leadBody, authArb);
+    const { statuses } = await fuzz('/api/v1/track/lead', leadBody, authArb);
     expectVariety(statuses, [200, 400, 401]);
   });
 
   test(`POST /api/v1/track/click: ${RUNS} bodies`, { timeout: 120_000 }, async () => {
-    const statuses = await fuzz('/api/v1/track/click', clickBody, clickAuthArb);
+    const { statuses } = await fuzz('/api/v1/track/click', clickBody, clickAuthArb);
     expectVariety(statuses, [200, 400, 401, 404]);
+  });
+
+  test(`POST /api/v1/track/refund: ${RUNS} bodies; no sale is ever refunded beyond its amount`, { timeout: 120_000 }, async () => {
+    const { statuses, m } = await fuzz('/api/v1/track/refund', refundBody, authArb, refundableSales);
+    expectVariety(statuses, [200, 400, 401, 404, 409, 422]);
+    const overRefunded = await m.t.store.read((sql) =>
+      sql.all(
+        `SELECT r.mode, r.sale_id, sum(r.amount_cents) AS refunded, any_value(coalesce(s.amount_cents, t.amount_cents)) AS amount FROM refunds r
+         LEFT JOIN sale_events s ON r.mode = 'live' AND s.id = r.sale_id LEFT JOIN test_sale_events t ON r.mode = 'test' AND t.id = r.sale_id
+         GROUP BY 1, 2 HAVING sum(r.amount_cents) > any_value(coalesce(s.amount_cents, t.amount_cents))`,
+      ),
+    );
+    expect(overRefunded).toEqual([]);
   });
 });
 
@@ -354,6 +411,7 @@ describe('bad input: extremes the generators only sample', () => {
     ['/api/v1/track/click', (m: Merchant) => ({ ref: m.program.refCode }), undefined],
     ['/api/v1/track/lead', () => ({ customer_key: 'big', click_id: 'ck_x' }), 'live'],
     ['/api/v1/track/sale', () => ({ transaction_id: 'in_big', amount_cents: 100, customer_key: 'cust_1' }), 'live'],
+    ['/api/v1/track/refund', () => ({ transaction_id: 'in_big', refund_id: 're_big' }), 'live'],
   ])('%s: a body over 64 KiB is 413 payload_too_large in the platform envelope; at the limit it is read', async (url, fields, key) => {
     const m = await merchant();
     const apiKey = key ? m.program.apiKey : undefined;
@@ -378,7 +436,10 @@ describe('bad input: extremes the generators only sample', () => {
 /** Stripe events with fields replaced by generated values, or any JSON, or text. */
 function webhookBody(m: Merchant): fc.Arbitrary<string> {
   const values = { CLICK_ID: m.clickIds[0], CUSTOMER_KEY: 'cust_1', PROGRAM_ID: String(m.program.id) };
-  const bases = ['checkout-one-time', 'checkout-subscription', 'invoice-renewal', 'invoice-renewal-no-metadata', 'customer-created'].map((name) => fixture(name, values));
+  const bases = [
+    'checkout-one-time', 'checkout-subscription', 'invoice-renewal', 'invoice-renewal-no-metadata', 'customer-created', 'refund-full', 'refund-invoice-basil',
+    'invoice-payment-paid',
+  ].map((name) => fixture(name, values));
   const overrides = fc.record({
     id: core(fc.uuid().map((u) => `evt_${u}`)),
     type: optional(fc.constantFrom('checkout.session.completed', 'invoice.paid', 'invoice.payment_succeeded', 'checkout.session.async_payment_succeeded', 'charge.refunded', '')),
@@ -395,7 +456,7 @@ function webhookBody(m: Merchant): fc.Arbitrary<string> {
     const object = e.data.object;
     for (const [field, value] of Object.entries(o)) {
       if (field === 'id' || field === 'type' || field === 'livemode' || field === 'created') e[field] = value;
-      else if (field === 'amount') object[object.object === 'invoice' ? 'amount_paid' : 'amount_total'] = value;
+      else if (field === 'amount') object[{ invoice: 'amount_paid', charge: 'amount_refunded' }[object.object as string] ?? 'amount_total'] = value;
       else if (field === 'metadata') (object.parent?.subscription_details ?? object).metadata = value;
       else object[field] = value;
     }
@@ -445,7 +506,10 @@ describe('bad input: property-based fuzz of the Stripe webhook (fast-check, fixe
           received: true, event_id: expect.any(String), type: expect.any(String), outcome: expect.toBeOneOf(['recorded', 'skipped', 'ignored']),
           reason: expect.toBeOneOf([null, expect.any(String)]), sale_id: expect.toBeOneOf([null, expect.any(Number)]), redelivery: expect.any(Boolean),
         });
-        const { conversions, ...rows } = changes;
+        // A sale or an invoice payment also records the refunds that waited for it (sale_not_found), each with its event.
+        const { conversions, refunds: released = 0, ...rows } = changes;
+        const refundEvents = await m.t.count('webhook_events', "reason = 'refund_recorded' OR (type = 'charge.refunded' AND reason = 'test_mode')");
+        expect(await m.t.count('refunds')).toBeLessThanOrEqual(refundEvents);
         if (answer.redelivery) {
           expect(changes).toEqual({});
         } else if (answer.outcome === 'recorded' && answer.reason === null) {
@@ -453,10 +517,17 @@ describe('bad input: property-based fuzz of the Stripe webhook (fast-check, fixe
           const deferred = recorded - recordedBefore - 1;
           expect(rows).toEqual({ webhook_events: 1, sale_events: 1 + deferred, commissions: 1 + deferred, sale_transactions: 1 + deferred });
           expect(await m.t.count('sale_events', `id = ${answer.sale_id}`)).toBe(1);
+        } else if (answer.reason === 'payment_linked') {
+          expect(rows).toEqual({ webhook_events: 1, invoice_payments: 1 });
+        } else if (answer.type === 'charge.refunded' && answer.outcome === 'recorded') {
+          expect(rows).toEqual({ webhook_events: 1 });
+          // A test-mode refund is recorded, or its charge's total was already.
+          const possible: Record<string, number[]> = { refund_recorded: [1], already_refunded: [0], test_mode: [0, 1] };
+          expect(possible[answer.reason]).toContain(released);
         } else {
           // Skipped, ignored, a test-mode sale or a sale recorded by an earlier event of the same payment.
           const { webhook_events, test_sale_events = 0, sale_transactions = 0, ...others } = rows;
-          expect({ webhook_events, others }).toEqual({ webhook_events: 1, others: {} });
+          expect({ webhook_events, others, released }).toEqual({ webhook_events: 1, others: {}, released: answer.reason === 'test_mode' ? released : 0 });
           expect(test_sale_events).toBe(answer.reason === 'test_mode' ? sale_transactions : 0);
           expect(conversions).toBeUndefined();
         }
@@ -467,6 +538,7 @@ describe('bad input: property-based fuzz of the Stripe webhook (fast-check, fixe
     expect(total('signed 200'), JSON.stringify([...statuses])).toBeGreaterThan(RUNS / 5);
     expect(total('signed 400'), JSON.stringify([...statuses])).toBeGreaterThan(0);
     expect(malformed).toBeGreaterThan(RUNS / 20);
+    expect(await m.t.count('refunds')).toBeGreaterThan(0);
   });
 
   test('a signed event with a lone surrogate in any string is 200 skipped / malformed_event, whatever its type (Stripe would retry a 5xx for days)', async () => {

@@ -249,6 +249,93 @@ describe('kill -9 during payout creation', () => {
   });
 });
 
+describe('kill -9 during refunds', () => {
+  const SALE_CENTS = 1_000_000;
+
+  /** Partial refunds of 1 to 97 cents from concurrent clients, each client refunding its own sale, until the server goes away. */
+  function refundLoad(url: string, apiKey: string, round: number) {
+    const acks: Array<{ refundId: string; sale: number; cents: number; id: number }> = [];
+    const inFlight: Array<{ refundId: string; sale: number; cents: number }> = [];
+    const refused: string[] = [];
+    let firstAck: () => void = () => {};
+    const acknowledged = new Promise<void>((resolve) => (firstAck = resolve));
+    const clients = Array.from({ length: CLIENTS }, async (_, sale) => {
+      for (let n = 0; ; n++) {
+        const refund = { refundId: `re${round}_c${sale}_${n}`, sale, cents: 1 + ((round * 31 + sale * 7 + n) % 97) };
+        let response: { status: number; body: any };
+        try {
+          response = await call(url, '/api/v1/track/refund', apiKey, { transaction_id: `s_${sale}`, refund_id: refund.refundId, amount_cents: refund.cents });
+        } catch {
+          inFlight.push(refund);
+          return;
+        }
+        if (response.status !== 200) {
+          refused.push(`${refund.refundId}: ${response.status} ${JSON.stringify(response.body)}`);
+          return;
+        }
+        acks.push({ ...refund, id: response.body.refund_id });
+        firstAck();
+      }
+    });
+    return { acks, inFlight, refused, acknowledged, done: Promise.all(clients) };
+  }
+
+  test(`3 rounds of ${CLIENTS} clients refunding, SIGKILL at a seeded random moment: every acknowledged refund exactly once, each commission computed on what is left`, { timeout: 150_000 }, async () => {
+    const dataDir = tempDataDir();
+    const random = seededRandom(SEED + 1);
+    let server: ServeProcess = await startServe(dataDir, SERVE_ARGS);
+    const apiKey = await provision(server.url, readFileSync(join(dataDir, 'admin-token'), 'utf8').trim());
+    for (let sale = 0; sale < CLIENTS; sale++) {
+      expect((await call(server.url, '/api/v1/track/sale', apiKey, { transaction_id: `s_${sale}`, amount_cents: SALE_CENTS, customer_key: 'cust_1' })).status).toBe(200);
+    }
+    /** Every refund that was answered, or resolved after a kill, by refund id: its stored id and amount. */
+    const expected = new Map<string, { id: number; sale: number; cents: number }>();
+
+    for (let round = 0; round < 3; round++) {
+      const run = refundLoad(server.url, apiKey, round);
+      await run.acknowledged;
+      await new Promise((resolve) => setTimeout(resolve, 20 + Math.floor(random() * 400)));
+      expect(await server.stop('SIGKILL')).toBeNull();
+      await run.done;
+      expect(run.refused, 'every answer before the kill was 200').toEqual([]);
+      server = await startServe(dataDir, SERVE_ARGS);
+      for (const ack of run.acks) {
+        const resend = await call(server.url, '/api/v1/track/refund', apiKey, { transaction_id: `s_${ack.sale}`, refund_id: ack.refundId, amount_cents: ack.cents });
+        expect(resend, ack.refundId).toMatchObject({ status: 409, body: { error: { code: 'duplicate_refund', details: { refund_id: ack.id } } } });
+        expected.set(ack.refundId, { id: ack.id, sale: ack.sale, cents: ack.cents });
+      }
+      // A refund without an answer may or may not have committed; sending it again is safe either way.
+      for (const refund of run.inFlight) {
+        const retry = await call(server.url, '/api/v1/track/refund', apiKey, { transaction_id: `s_${refund.sale}`, refund_id: refund.refundId, amount_cents: refund.cents });
+        expect([200, 409], JSON.stringify(retry.body)).toContain(retry.status);
+        expected.set(refund.refundId, { id: retry.status === 200 ? retry.body.refund_id : retry.body.error.details.refund_id, sale: refund.sale, cents: refund.cents });
+      }
+    }
+    expect(await server.stop('SIGTERM')).toBe(0);
+
+    const store = await Store.open(join(dataDir, 'partnerkit.duckdb'));
+    try {
+      const [refunds, commissions] = await store.read(async (sql) => [
+        await sql.all<{ id: number; refund_id: string; sale_id: number; amount_cents: number }>('SELECT id, refund_id, sale_id, amount_cents FROM refunds'),
+        await sql.all<{ sale_id: number; amount_cents: number; status: string }>('SELECT sale_id, amount_cents, status FROM commissions ORDER BY sale_id'),
+      ] as const);
+      expect(new Set(refunds.map((r) => r.id)).size, 'unique refund ids').toBe(refunds.length);
+      // Exactly the acknowledged and resolved refunds, each once, with its sale and amount (sale ids follow s_0, s_1, …).
+      expect(new Map(refunds.map((r) => [r.refund_id, { id: r.id, sale: r.sale_id - 1, cents: r.amount_cents }]))).toEqual(expected);
+      expect(refunds.length).toBe(expected.size);
+      // The commission changed with each refund, in its transaction: 20 % of what is left, rounded half up.
+      const refunded = new Map<number, number>();
+      for (const r of refunds) refunded.set(r.sale_id, (refunded.get(r.sale_id) ?? 0) + r.amount_cents);
+      expect(commissions).toEqual(
+        Array.from({ length: CLIENTS }, (_, i) => ({ sale_id: i + 1, amount_cents: Math.round((SALE_CENTS - (refunded.get(i + 1) ?? 0)) * 0.2), status: 'pending' })),
+      );
+    } finally {
+      await store.close();
+    }
+    expect(expected.size).toBeGreaterThan(3);
+  });
+});
+
 describe('a second serve on a held data dir', () => {
   test('exits non-zero at once with a message naming the running server URL; the first server keeps serving', { timeout: 60_000 }, async () => {
     const dataDir = tempDataDir();

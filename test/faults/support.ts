@@ -35,7 +35,7 @@ export function expectErrorEnvelope(status: number, text: string): { code: Error
 
 /** The tables a request may write to; `conversions` counts customers turned into conversions. */
 export const COUNTED = [
-  'sale_events', 'commissions', 'sale_transactions', 'test_sale_events', 'customers', 'clicks', 'webhook_events',
+  'sale_events', 'commissions', 'sale_transactions', 'test_sale_events', 'customers', 'clicks', 'webhook_events', 'refunds', 'invoice_payments',
 ] as const;
 export type Counts = Record<(typeof COUNTED)[number] | 'conversions', number>;
 

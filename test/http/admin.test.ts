@@ -171,6 +171,7 @@ describe('service endpoints', () => {
     'POST /api/v1/track/click': { body: true },
     'POST /api/v1/track/lead': { body: true },
     'POST /api/v1/track/sale': { body: true },
+    'POST /api/v1/track/refund': { body: true },
     'POST /api/v1/webhooks/stripe/{programId}': { params: ['programId'], body: true },
     'GET /api/tracking/performance/{programId}': { params: ['programId'], query: ['period', 'dateFrom', 'dateTo'] },
     'POST /api/admin/programs': { body: true },

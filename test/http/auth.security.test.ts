@@ -42,6 +42,17 @@ const ROUTES: AuthenticatedRoute[] = [
     invalidRequest: () => ({ url: '/api/v1/track/sale', payload: saleFields({ amount_cents: 'x' }) }),
   },
   {
+    method: 'POST', route: '/api/v1/track/refund', guard: 'apiKey', accepted: 200,
+    prepareRequest: async (t, program) => {
+      // A live and a test sale of in_1: the live key refunds the one, the test key the other.
+      await t.lead(program);
+      await t.sale(program);
+      await t.sale(program, {}, program.testApiKey);
+      return { url: '/api/v1/track/refund', payload: { transaction_id: 'in_1', refund_id: 're_1', amount_cents: 100 } };
+    },
+    invalidRequest: () => ({ url: '/api/v1/track/refund', payload: { transaction_id: 'in_1', refund_id: 're_1', amount_cents: 0 } }),
+  },
+  {
     method: 'POST', route: `${ADMIN}/programs`, guard: 'admin', accepted: 200,
     prepareRequest: async () => ({ url: `${ADMIN}/programs`, payload: programFields() }),
     invalidRequest: () => ({ url: `${ADMIN}/programs`, payload: programFields({ name: '' }) }),

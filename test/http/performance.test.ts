@@ -109,6 +109,7 @@ describe('GET /api/tracking/performance/:programId', () => {
         totalPartners: 1,
         totalSales: 4,
         totalPartnersCommission: 45,
+        totalRefunded: 0,
         clicksTrend: { trend: 25, trendDirection: 'down' },
         leadsTrend: { trend: 100, trendDirection: 'up' },
         conversionsTrend: { trend: 200, trendDirection: 'up' },
@@ -116,6 +117,7 @@ describe('GET /api/tracking/performance/:programId', () => {
         partnersTrend: { trend: 0, trendDirection: 'stable' },
         salesTrend: { trend: 300, trendDirection: 'up' },
         commissionTrend: { trend: 650, trendDirection: 'up' },
+        refundedTrend: { trend: 0, trendDirection: 'stable' },
       },
       meta: meta('7d', '2026-03-04T00:00:00.000Z', '2026-03-10T23:59:59.999Z', '2026-02-25T00:00:00.000Z', '2026-03-03T23:59:59.999Z'),
     });
@@ -319,6 +321,7 @@ describe('sums beyond 2^53 (docs/behaviour.md §5.9)', () => {
         totalPartners: 0,
         totalSales: 1_030,
         totalPartnersCommission: commission,
+        totalRefunded: 0,
         clicksTrend: { trend: 100, trendDirection: 'up' },
         leadsTrend: { trend: 0, trendDirection: 'stable' },
         conversionsTrend: { trend: 100, trendDirection: 'up' },
@@ -327,6 +330,7 @@ describe('sums beyond 2^53 (docs/behaviour.md §5.9)', () => {
         partnersTrend: { trend: 100, trendDirection: 'down' }, // the partner enrolled with the program on 03-01
         salesTrend: { trend: 0.1, trendDirection: 'up' },
         commissionTrend: { trend: 0.1, trendDirection: 'up' },
+        refundedTrend: { trend: 0, trendDirection: 'stable' },
       },
       meta: meta('7d', '2026-03-04T00:00:00.000Z', '2026-03-10T23:59:59.999Z', '2026-02-25T00:00:00.000Z', '2026-03-03T23:59:59.999Z'),
     });

@@ -45,6 +45,29 @@ describe('migrations', () => {
     await reopened.close();
   });
 
+  test('migration 008 gives commissions stored before it the percentage their sale gets: the product rule, else the program rule; flat ones none', async () => {
+    const file = tempFile();
+    const v7 = await openStore(file, { migrations: migrations.slice(0, 7) });
+    await v7.transaction(async (sql) => {
+      await sql.run(`INSERT INTO programs (id, name, commission_type, commission_value, attribution_window_days, hold_days, webhook_secret, created_at) VALUES
+        (1, 'Percent', 'percent', 2000, 90, 30, 'whsec_a', TIMESTAMP '2026-01-01'), (2, 'Flat', 'flat', 500, 90, 30, 'whsec_b', TIMESTAMP '2026-01-01')`);
+      await sql.run(`INSERT INTO product_rules VALUES (1, 'pro', 'percent', 1250, TIMESTAMP '2026-01-01'), (1, 'ebook', 'flat', 300, TIMESTAMP '2026-01-01')`);
+      await sql.run(`INSERT INTO sale_events (id, program_id, customer_id, partner_program_id, transaction_id, amount_cents, currency, sale_type, is_recurring,
+          product_id, source, status, received_at, paid_day) VALUES
+        (1, 1, 1, 1, 'a', 1000, 'USD', 'payment', false, NULL, 'api', 'paid', TIMESTAMP '2026-01-02', DATE '2026-01-02'),
+        (2, 1, 1, 1, 'b', 1000, 'USD', 'payment', false, 'pro', 'api', 'paid', TIMESTAMP '2026-01-02', DATE '2026-01-02'),
+        (3, 1, 1, 1, 'c', 1000, 'USD', 'payment', false, 'ebook', 'api', 'paid', TIMESTAMP '2026-01-02', DATE '2026-01-02'),
+        (4, 2, 2, 2, 'd', 1000, 'USD', 'payment', false, NULL, 'api', 'paid', TIMESTAMP '2026-01-02', DATE '2026-01-02')`);
+      await sql.run(`INSERT INTO commissions (id, program_id, sale_id, partner_program_id, amount_cents, currency, status, hold_until, created_at, day)
+        SELECT id, program_id, id, 1, 100, 'USD', 'pending', TIMESTAMP '2026-02-01', TIMESTAMP '2026-01-02', DATE '2026-01-02' FROM sale_events`);
+    });
+    await v7.close();
+    const v8 = await openStore(file);
+    const rules = await v8.read((sql) => sql.all('SELECT sale_id, percent_bp FROM commissions ORDER BY sale_id'));
+    expect(rules).toEqual([{ sale_id: 1, percent_bp: 2000 }, { sale_id: 2, percent_bp: 1250 }, { sale_id: 3, percent_bp: null }, { sale_id: 4, percent_bp: null }]);
+    await v8.close();
+  });
+
   test('migration 003 takes the report day off test clicks stored before it, and only theirs', async () => {
     const file = tempFile();
     const v2 = await openStore(file, { migrations: migrations.slice(0, 2) });

@@ -34,5 +34,6 @@ export function checkoutSessionPaid(session: StripeCheckoutSession, programId: n
       providerCustomerId: idOf(session.customer),
       customerKey: metadataValue(session.metadata, METADATA.customerKey),
     },
+    payment: { paymentIntentId: paymentIntent },
   };
 }

@@ -2,13 +2,15 @@ import { saleRequestSchema, type OutcomeReason } from '../../api/index.js';
 import type { Sql } from '../../store/db.js';
 import { programKey } from '../../store/program-key.js';
 import type { AttributableCustomer } from '../../store/tracking.js';
+import * as refunds from '../../store/refunds.js';
 import * as webhooks from '../../store/webhooks.js';
-import type { DeferralKeys, WebhookOutcome } from '../../store/webhooks.js';
+import type { DeferralKeys, Unlocks, WebhookOutcome } from '../../store/webhooks.js';
 import type { Deps } from '../deps.js';
-import { pendingSale, type PendingSale, recordSales, type SaleOutcome, type SaleRefusal } from '../track-sale.js';
+import { recordRefunds, type PendingRefund, type RefundOutcome } from '../track-refund.js';
+import { pendingSale, type PendingSale, recordSales, type SaleOutcome, type SaleRefusal, type StripePayment } from '../track-sale.js';
 import type { BatchRun } from '../write-batcher.js';
 import { resolveCustomers } from './attribute.js';
-import type { AttributionHints, SaleFields, SkipReason } from './event-plan.js';
+import type { AttributionHints, PaymentLink, RefundPlan, SaleFields, SkipReason } from './event-plan.js';
 import type { PlannedEvent } from './plan.js';
 
 
@@ -18,21 +20,24 @@ type Decision = {
   saleId: number | null;
   /** A provider customer id to remember on the attributed customer. */
   link?: { customerId: number; providerCustomerId: string };
-  /** The subscription and provider customer whose unattributed events this recorded sale makes attributable. */
-  unlocks?: DeferralKeys;
+  /** What this recorded sale or link makes findable for the events waiting for it. */
+  unlocks?: Unlocks;
 };
 
 function skipped(reason: SkipReason, outcome: 'ignored' | 'skipped' = 'skipped'): Decision {
   return { outcome, reason, saleId: null };
 }
 
-export function isUnattributed(decision: { outcome: WebhookOutcome; reason: string | null }): boolean {
-  return decision.outcome === 'skipped' && decision.reason === 'no_attribution';
+/** An event that waits for a later sale or link: unattributed, or a refund whose sale was not found (docs/behaviour.md §6.13). */
+export function isDeferred(decision: { outcome: WebhookOutcome; reason: string | null }): boolean {
+  return decision.outcome === 'skipped' && (decision.reason === 'no_attribution' || decision.reason === 'sale_not_found');
 }
 
-/** The identifiers stored with an event so that a later sale finds it while it is unattributed. */
+/** The identifiers stored with an event so that a later sale or link finds it while it waits. */
 export function deferralKeys({ plan }: PlannedEvent): DeferralKeys {
-  return 'sale' in plan ? { subscriptionId: plan.hints.subscriptionId, providerCustomerId: plan.hints.providerCustomerId } : {};
+  if ('sale' in plan) return { subscriptionId: plan.hints.subscriptionId, providerCustomerId: plan.hints.providerCustomerId };
+  if ('refund' in plan) return { ...plan.refund.charge };
+  return {};
 }
 
 async function storeLinks(sql: Sql, decisions: Decision[]): Promise<void> {
@@ -43,38 +48,91 @@ async function storeLinks(sql: Sql, decisions: Decision[]): Promise<void> {
 type EventToDecide = { programId: number; planned: PlannedEvent };
 
 /** A sale of the batch on its way to recordSales, with what its decision is made of. */
-type SaleToRecord = { index: number; pending: PendingSale; customer: AttributableCustomer | undefined; sale: SaleFields; hints: AttributionHints; live: boolean };
+type SaleToRecord = {
+  index: number;
+  pending: PendingSale;
+  customer: AttributableCustomer | undefined;
+  sale: SaleFields;
+  hints: AttributionHints;
+  payment: StripePayment;
+  live: boolean;
+};
 
 /**
  * Stage 3: the plans carried out inside the writer's transaction: no sale, or a sale attributed in
  * the order of docs/behaviour.md §6.9 (one round trip per step for a wave of events) and recorded
  * through the sale endpoint's recordSales with that customer's key: validation, duplicates, window
- * and commission are its code. The provider customer links are written with each wave.
+ * and commission are its code. The provider customer links are written with each wave. After the
+ * sales, the batch's invoice payments are remembered and its refunds recorded through the refund
+ * endpoint's recordRefunds, so a refund sees the sales and links of its own batch.
  */
 export async function decideEvents(deps: Deps, sql: Sql, events: EventToDecide[], run: BatchRun): Promise<Decision[]> {
   const decisions: Decision[] = [];
+  const links: Array<{ index: number; programId: number; link: PaymentLink }> = [];
+  const refundsToRecord: Array<{ index: number; programId: number; refund: RefundPlan; live: boolean }> = [];
   for (const wave of waves(events)) {
     const withSale = wave.flatMap((index) => {
       const { programId, planned } = events[index];
       const { plan } = planned;
-      if ('sale' in plan) return [{ index, programId, planned, sale: plan.sale, hints: plan.hints }];
-      decisions[index] = skipped(plan.reason, plan.outcome);
+      if ('sale' in plan) return [{ index, programId, planned, sale: plan.sale, hints: plan.hints, payment: plan.payment }];
+      if ('link' in plan) links.push({ index, programId, link: plan.link });
+      else if ('refund' in plan) refundsToRecord.push({ index, programId, refund: plan.refund, live: planned.live });
+      else decisions[index] = skipped(plan.reason, plan.outcome);
       return [];
     });
     const customers = await resolveCustomers(sql, withSale);
     const toRecord: SaleToRecord[] = [];
-    withSale.forEach(({ index, programId, planned, sale, hints }, i) => {
+    withSale.forEach(({ index, programId, planned, sale, hints, payment }, i) => {
       const customer = customers[i];
       const prepared = prepareSale(deps, programId, planned, sale, hints, customer);
-      if ('pending' in prepared) toRecord.push({ index, pending: prepared.pending, customer, sale, hints, live: planned.live });
+      if ('pending' in prepared) toRecord.push({ index, pending: { ...prepared.pending, payment }, customer, sale, hints, payment, live: planned.live });
       else decisions[index] = prepared;
     });
     const outcomes = await recordSales(deps, sql, toRecord.map((r) => r.pending), run);
     toRecord.forEach((record, i) => (decisions[record.index] = saleDecision(record, outcomes[i])));
-    await storeLinks(sql, wave.map((index) => decisions[index]));
+    await storeLinks(sql, toRecord.map(({ index }) => decisions[index]));
   }
+
+  const now = deps.clock.now();
+  await refunds.insertInvoicePayments(
+    sql,
+    links.map(({ programId, link }) => ({
+      program_id: programId, invoice_id: link.invoiceId, payment_intent_id: link.paymentIntentId ?? null, charge_id: link.chargeId ?? null, created_at: now,
+    })),
+  );
+  for (const { index, link } of links) {
+    decisions[index] = { outcome: 'recorded', reason: 'payment_linked', saleId: null, unlocks: { paymentRefs: paymentRefs(link.paymentIntentId, link.chargeId) } };
+  }
+  const refundOutcomes = await recordRefunds(deps, sql, refundsToRecord.map(({ programId, refund, live }) => pendingRefund(programId, refund, live)));
+  refundsToRecord.forEach(({ index, live }, i) => (decisions[index] = refundDecision(refundOutcomes[i], live)));
   return decisions;
 }
+
+/** A charge's refund as the refund endpoint records it; its mode is the event's. */
+function pendingRefund(programId: number, refund: RefundPlan, live: boolean): PendingRefund {
+  return {
+    programId, mode: live ? 'live' : 'test', source: 'stripe', refundId: refund.refundId, reason: null,
+    sale: { charge: refund.charge },
+    amount: { chargeRefundedCents: refund.refundedCents, chargeFullyRefunded: refund.fullyRefunded },
+  };
+}
+
+/** What recordRefunds answered, as the event's outcome (docs/behaviour.md §12.8); a test event's sale is not named. */
+function refundDecision(outcome: RefundOutcome, live: boolean): Decision {
+  switch (outcome.kind) {
+    case 'recorded':
+      return { outcome: 'recorded', reason: live ? 'refund_recorded' : 'test_mode', saleId: live ? outcome.saleId : null };
+    case 'duplicate':
+    case 'nothing_left':
+      return { outcome: 'recorded', reason: live ? 'already_refunded' : 'test_mode', saleId: live ? outcome.saleId : null };
+    case 'sale_not_found':
+      return skipped('sale_not_found');
+    case 'exceeds_sale':
+      return skipped('refund_exceeds_sale');
+  }
+}
+
+const paymentRefs = (...ids: Array<string | undefined>) => ids.filter((id) => id !== undefined);
 
 /**
  * The events' indices in waves, in arrival order. An event naming the Stripe customer or the
@@ -86,7 +144,9 @@ function waves(events: EventToDecide[]): number[][] {
   const out: number[][] = [];
   const lastWave = new Map<string, number>();
   events.forEach(({ programId, planned }, index) => {
-    const related = Object.entries(deferralKeys(planned)).flatMap(([kind, id]) => (id ? [programKey(programId, kind, id)] : []));
+    const { plan } = planned;
+    const names = 'sale' in plan ? { subscription: plan.hints.subscriptionId, customer: plan.hints.providerCustomerId } : {};
+    const related = Object.entries(names).flatMap(([kind, id]) => (id ? [programKey(programId, kind, id)] : []));
     const wave = Math.max(0, ...related.map((key) => (lastWave.get(key) ?? -1) + 1));
     for (const key of related) lastWave.set(key, wave);
     (out[wave] ??= []).push(index);
@@ -120,15 +180,15 @@ function prepareSale(
 }
 
 /** What recordSales answered, as the event's outcome: the one mapping of sale outcomes to webhook outcomes. */
-function saleDecision({ customer, sale, hints, live }: SaleToRecord, outcome: SaleOutcome): Decision {
+function saleDecision({ customer, sale, hints, payment, live }: SaleToRecord, outcome: SaleOutcome): Decision {
   const recorded = (reason: 'already_recorded' | null, saleId: number): Decision => ({
-    outcome: 'recorded', reason, saleId, link: linkOf(customer, hints), unlocks: unlocksOf(customer, sale, hints),
+    outcome: 'recorded', reason, saleId, link: linkOf(customer, hints), unlocks: unlocksOf(customer, sale, hints, payment),
   });
   switch (outcome.kind) {
     case 'recorded':
       return recorded(null, outcome.saleId);
     case 'test_recorded':
-      return { outcome: 'recorded', reason: 'test_mode', saleId: null };
+      return { outcome: 'recorded', reason: 'test_mode', saleId: null, unlocks: { paymentRefs: saleRefs(sale, payment) } };
     case 'window_expired':
       return skipped('attribution_window_expired');
     case 'duplicate':
@@ -159,12 +219,14 @@ function linkOf(customer: AttributableCustomer | undefined, hints: AttributionHi
 
 /**
  * A live sale makes attributable the events of its subscription (the subscription step) and of its
- * provider customer when that id is, or is about to be, the customer's link (the provider step).
+ * provider customer when that id is, or is about to be, the customer's link (the provider step),
+ * and findable the refunds of its payment.
  */
-function unlocksOf(customer: AttributableCustomer | undefined, sale: SaleFields, hints: AttributionHints): DeferralKeys | undefined {
-  if (!customer) return undefined;
+function unlocksOf(customer: AttributableCustomer | undefined, sale: SaleFields, hints: AttributionHints, payment: StripePayment): Unlocks {
   const provider = hints.providerCustomerId;
-  const providerCustomerId = provider && (customer.provider_customer_id ?? provider) === provider ? provider : undefined;
-  const subscriptionId = sale.subscription_id ?? undefined;
-  return subscriptionId || providerCustomerId ? { subscriptionId, providerCustomerId } : undefined;
+  const providerCustomerId = customer && provider && (customer.provider_customer_id ?? provider) === provider ? provider : undefined;
+  return { subscriptionId: sale.subscription_id ?? undefined, providerCustomerId, paymentRefs: saleRefs(sale, payment) };
 }
+
+/** The ids a refund of the sale's payment may name: its transaction id (an invoice, a payment intent), its payment intent and charge. */
+const saleRefs = (sale: SaleFields, payment: StripePayment) => paymentRefs(sale.transaction_id, payment.paymentIntentId, payment.chargeId);

@@ -1,11 +1,13 @@
 import type { OutcomeReason, SaleRequest } from '../../api/index.js';
 import { METADATA, metadataValue, type StripeMetadata } from '../../api/stripe-event.js';
+import type { ChargeIds } from '../track-refund.js';
+import type { StripePayment } from '../track-sale.js';
 
 /**
  * Why an event recorded no sale (stored with the event and answered in the body); malformed_event
  * is a signed event whose fields partnerkit reads have unexpected types (schema.ts).
  */
-export type SkipReason = Exclude<OutcomeReason, 'already_recorded' | 'test_mode'>;
+export type SkipReason = Exclude<OutcomeReason, 'already_recorded' | 'test_mode' | 'refund_recorded' | 'already_refunded' | 'payment_linked'>;
 
 /** What identifies the customer, tried in the order of docs/behaviour.md §6.9 (see attribute.ts). */
 export type AttributionHints = {
@@ -19,10 +21,21 @@ export type AttributionHints = {
 
 export type SaleFields = Omit<SaleRequest, 'customer_key' | 'click_id'> & { transaction_id: string; amount_cents: number };
 
-/** What an event handler decides before any lookup: no sale, or a sale to attribute and record. */
+/** A charge's refund: its refund id (`<charge id>:<amount_refunded>`), the charge's cumulative refund and ids (docs/behaviour.md §12.7). */
+export type RefundPlan = { refundId: string; refundedCents: number; fullyRefunded: boolean; charge: ChargeIds };
+
+/** An invoice and the payment intent or charge that paid it (invoice_payment.paid). */
+export type PaymentLink = { invoiceId: string; paymentIntentId?: string; chargeId?: string };
+
+/**
+ * What an event handler decides before any lookup: no sale, a sale to attribute and record (with
+ * the Stripe payment ids its refunds will name), a refund to record, or an invoice's payment to remember.
+ */
 export type EventPlan =
   | { outcome: 'ignored' | 'skipped'; reason: SkipReason }
-  | { sale: SaleFields; hints: AttributionHints };
+  | { sale: SaleFields; hints: AttributionHints; payment: StripePayment }
+  | { refund: RefundPlan }
+  | { link: PaymentLink };
 
 export function skip(reason: SkipReason): EventPlan {
   return { outcome: 'skipped', reason };

@@ -34,5 +34,7 @@ export function invoicePaid(invoice: StripeInvoice, programId: number): EventPla
       customerKey: metadataValue(metadata, METADATA.customerKey),
       subscriptionId,
     },
+    // Invoices name their payment only in API versions before basil; later, invoice_payment.paid links them.
+    payment: { paymentIntentId: idOf(invoice.payment_intent), chargeId: idOf(invoice.charge) },
   };
 }

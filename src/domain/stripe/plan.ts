@@ -1,9 +1,13 @@
 import { malformedStrings } from '../unicode.js';
+import { chargeRefunded } from './charge-refunded.js';
 import { checkoutSessionPaid } from './checkout-session.js';
 import type { EventPlan } from './event-plan.js';
 import { skip } from './event-plan.js';
 import { invoicePaid } from './invoice-paid.js';
-import { checkedCheckoutSession, checkedInvoice, handledEnvelopeSchema, type ObjectHandler, type VerifiedEvent } from './schema.js';
+import { invoicePaymentPaid } from './invoice-payment-paid.js';
+import {
+  checkedCharge, checkedCheckoutSession, checkedInvoice, checkedInvoicePayment, handledEnvelopeSchema, type ObjectHandler, type VerifiedEvent,
+} from './schema.js';
 
 /** One function per event type, each reading its object only after its schema; every other type is ignored. */
 const handlers = new Map<string, ObjectHandler>([
@@ -11,6 +15,8 @@ const handlers = new Map<string, ObjectHandler>([
   ['checkout.session.async_payment_succeeded', checkedCheckoutSession(checkoutSessionPaid)],
   ['invoice.payment_succeeded', checkedInvoice(invoicePaid)],
   ['invoice.paid', checkedInvoice(invoicePaid)],
+  ['charge.refunded', checkedCharge(chargeRefunded)],
+  ['invoice_payment.paid', checkedInvoicePayment(invoicePaymentPaid)],
 ]);
 
 /** What a verified event asks for, with the envelope fields its sale reads. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { invalidRequest } from '../../errors.js';
-import type { StripeCheckoutSession, StripeInvoice } from '../../api/stripe-event.js';
+import type { StripeCharge, StripeCheckoutSession, StripeInvoice, StripeInvoicePayment } from '../../api/stripe-event.js';
 import { type EventPlan, skip } from './event-plan.js';
 
 /*
@@ -75,6 +75,22 @@ const invoiceSchema = z.object({
   parent: z.object({ subscription_details: z.object({ metadata, subscription: expandable }).nullish() }).nullish(),
   subscription: expandable,
   subscription_details: z.object({ metadata }).nullish(),
+  payment_intent: expandable,
+  charge: expandable,
+});
+
+const chargeSchema = z.object({
+  id: z.string().optional(),
+  amount_refunded: z.int().min(0).nullish(),
+  refunded: z.boolean().nullish(),
+  payment_intent: expandable,
+  invoice: expandable,
+  metadata,
+});
+
+const invoicePaymentSchema = z.object({
+  invoice: expandable,
+  payment: z.object({ payment_intent: expandable, charge: expandable }).nullish(),
 });
 
 export type ObjectHandler = (object: Record<string, unknown>, programId: number) => EventPlan;
@@ -91,3 +107,7 @@ export const checkedCheckoutSession = (plan: (session: StripeCheckoutSession, pr
   checked(checkoutSessionSchema, plan);
 
 export const checkedInvoice = (plan: (invoice: StripeInvoice, programId: number) => EventPlan) => checked(invoiceSchema, plan);
+
+export const checkedCharge = (plan: (charge: StripeCharge, programId: number) => EventPlan) => checked(chargeSchema, plan);
+
+export const checkedInvoicePayment = (plan: (payment: StripeInvoicePayment, programId: number) => EventPlan) => checked(invoicePaymentSchema, plan);

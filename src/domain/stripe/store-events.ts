@@ -1,19 +1,19 @@
 import type { Sql } from '../../store/db.js';
 import { programKey } from '../../store/program-key.js';
 import * as webhooks from '../../store/webhooks.js';
-import type { DeferralKeys, WebhookEventRow, WebhookEventSummary } from '../../store/webhooks.js';
+import type { Unlocks, WebhookEventRow, WebhookEventSummary } from '../../store/webhooks.js';
 import type { Deps } from '../deps.js';
 import { batched, type BatchRun } from '../write-batcher.js';
-import { decideEvents, deferralKeys, isUnattributed } from './decide.js';
+import { decideEvents, deferralKeys, isDeferred } from './decide.js';
 import type { PlannedEvent } from './plan.js';
 
 /** A verified delivery to decide and store once per (program, event id); its body is kept only if it is skipped. */
 export type Delivery = { programId: number; eventId: string; type: string; planned: PlannedEvent; payload: string; receivedAt: Date };
-/** A stored event skipped as no_attribution, to decide again (rerun.ts). */
+/** A stored event waiting for a sale or link (no_attribution, sale_not_found), to decide again (rerun.ts). */
 type Rerun = { programId: number; eventId: string; planned: PlannedEvent };
 
-/** The event's row as answered; `unlocks` when its new sale makes other stored events attributable. */
-export type Applied = { row: WebhookEventSummary; redelivery: boolean; unlocks?: DeferralKeys };
+/** The event's row as answered; `unlocks` when its new sale or link makes other stored events decidable. */
+export type Applied = { row: WebhookEventSummary; redelivery: boolean; unlocks?: Unlocks };
 
 type Work = { kind: 'delivery'; item: Delivery } | { kind: 'rerun'; item: Rerun };
 /** One delivery or re-run of the batch, with its event's key and, once decided, its answer. */
@@ -42,16 +42,17 @@ async function storeEvents(deps: Deps, sql: Sql, work: Work[], run: BatchRun): P
     let row: WebhookEventSummary;
     if (entry.kind === 'delivery') {
       const { item } = entry;
-      const { subscriptionId, providerCustomerId } = deferralKeys(item.planned);
+      const keys = deferralKeys(item.planned);
       const event: WebhookEventRow = {
         program_id: item.programId, event_id: item.eventId, type: item.type, ...outcome, received_at: item.receivedAt,
         payload: decision.outcome === 'skipped' ? item.payload : null,
-        subscription_id: subscriptionId ?? null, provider_customer_id: providerCustomerId ?? null,
+        subscription_id: keys.subscriptionId ?? null, provider_customer_id: keys.providerCustomerId ?? null,
+        payment_intent_id: keys.paymentIntentId ?? null, invoice_id: keys.invoiceId ?? null, charge_id: keys.chargeId ?? null,
       };
       fresh.push(event);
       row = event;
-    } else if (isUnattributed(decision)) {
-      return; // still unattributed: nothing changes
+    } else if (isDeferred(decision)) {
+      return; // still waiting: nothing changes
     } else {
       row = { ...stored.get(entry.key)!, ...outcome };
       changed.push(row);
@@ -67,13 +68,13 @@ async function storeEvents(deps: Deps, sql: Sql, work: Work[], run: BatchRun): P
 
 /**
  * The entries with something to decide, the first of each event id: a new delivery, or a re-run of
- * an event still unattributed (after a redelivery of it, too). The others answer the event's row.
+ * an event still waiting (after a redelivery of it, too). The others answer the event's row.
  */
 function firstOpenPerEvent(entries: Entry[], stored: Map<string, WebhookEventSummary>): Entry[] {
   const deciding = new Set<string>();
   return entries.filter(({ kind, key }) => {
     const current = stored.get(key);
-    const open = kind === 'delivery' ? !current : current !== undefined && isUnattributed(current);
+    const open = kind === 'delivery' ? !current : current !== undefined && isDeferred(current);
     if (!open || deciding.has(key)) return false;
     deciding.add(key);
     return true;
@@ -87,7 +88,7 @@ export function applyDelivery(deps: Deps, delivery: Delivery): Promise<Applied> 
   return apply(deps, { kind: 'delivery', item: delivery }) as Promise<Applied>;
 }
 
-/** The event's new row, or undefined when it is no longer unattributed or still is. */
+/** The event's new row, or undefined when it no longer waits or still does. */
 export function applyRerun(deps: Deps, rerun: Rerun): Promise<Applied | undefined> {
   return apply(deps, { kind: 'rerun', item: rerun });
 }

@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
-  clickRequestSchema, clickResultSchema, CURRENCIES, leadRequestSchema, leadResultSchema, responses, saleRequestSchema, saleResultSchema, type SaleRequest,
+  clickRequestSchema, clickResultSchema, CURRENCIES, leadRequestSchema, leadResultSchema, refundRequestSchema, refundResultSchema, responses,
+  saleRequestSchema, saleResultSchema, type RefundRequest, type SaleRequest,
 } from '../../api/index.js';
 import { AppError, invalidRequest } from '../../errors.js';
+import { trackRefund, type RefundOutcome } from '../../domain/track-refund.js';
 import { trackSale, type SaleOutcome } from '../../domain/track-sale.js';
 import { trackClick, trackLead, type ClickOutcome, type LeadOutcome } from '../../domain/tracking.js';
 import type { AppDeps } from '../../app.js';
@@ -73,6 +75,27 @@ export function trackingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         return saleResponse(request.body, await trackSale(deps, { programId: key.program_id, apiKeyId: key.id, keyMode: key.mode, source: 'api' }, request.body));
       },
     );
+
+    // POST /api/v1/track/refund: a refund of a recorded sale, and its effect on the sale's commission.
+    app.post(
+      '/api/v1/track/refund',
+      {
+        onRequest: authenticate,
+        config: { rateLimit },
+        schema: {
+          tags: ['tracking'],
+          summary: 'Record a refund of a sale and adjust its commission',
+          description: 'A full refund reverses a commission not yet in a payout; a commission already in one gets a clawback.',
+          security: [{ apiKey: [] }],
+          body: refundRequestSchema,
+          response: responses(refundResultSchema),
+        },
+      },
+      async (request) => {
+        const key = request.apiKey!;
+        return refundResponse(request.body, await trackRefund(deps, { programId: key.program_id, mode: key.mode, source: 'api' }, request.body));
+      },
+    );
   };
 }
 
@@ -139,5 +162,30 @@ function saleResponse(request: SaleRequest, outcome: SaleOutcome) {
         case 'partner_inactive':
           throw new AppError('no_attribution', "The customer's partner is not active in this program", { customer_id: outcome.customerId });
       }
+  }
+}
+
+function refundResponse(request: RefundRequest, outcome: RefundOutcome) {
+  switch (outcome.kind) {
+    case 'recorded':
+      return {
+        success: true as const,
+        refund_id: outcome.refundId,
+        sale_id: outcome.saleId,
+        refunded_cents: outcome.refundedCents,
+        remaining_cents: outcome.remainingCents,
+        commission_id: outcome.commission?.id ?? null,
+        commission_status: outcome.commission?.status ?? null,
+        clawback_commission_id: outcome.clawbackId,
+      };
+    case 'duplicate':
+      throw new AppError('duplicate_refund', `Refund ${request.refund_id} was already recorded`, { refund_id: outcome.refundId });
+    case 'sale_not_found':
+      throw new AppError('sale_not_found', `No sale with transaction_id ${request.transaction_id} in this program`, { transaction_id: request.transaction_id });
+    case 'exceeds_sale':
+    case 'nothing_left':
+      throw new AppError('refund_exceeds_sale', `The refund exceeds what is left of the sale (${outcome.remainingCents} cents)`, {
+        remaining_cents: outcome.remainingCents,
+      });
   }
 }
