@@ -10,30 +10,38 @@ type Step = { line: number; command: string; expected?: string };
 
 /**
  * The README's ```sh blocks as the commands a reader pastes: continuation lines joined, comment
- * lines dropped, and a `# → …` comment kept as the expected output of the command before it.
+ * lines dropped, and a `# → …` comment kept as the expected output of the command before it. A
+ * block whose commands start with `$ ` is a transcript: the lines after each command are its output.
  */
 function readmeSteps(markdown: string): Step[] {
   const steps: Step[] = [];
-  let inBlock = false;
-  let pending: Step | undefined;
-  markdown.split('\n').forEach((text, index) => {
-    if (/^```/.test(text)) {
-      inBlock = !inBlock && /^```(sh|bash)\s*$/.test(text);
-      return;
-    }
-    if (!inBlock) return;
-    if (pending) {
-      pending.command += ` ${text.trim().replace(/\\$/, '').trim()}`;
-      if (!text.endsWith('\\')) pending = undefined;
-      return;
-    }
-    const expected = /^# → (.*)$/.exec(text);
-    if (expected) steps[steps.length - 1].expected = expected[1];
-    if (text.trim() === '' || text.trimStart().startsWith('#')) return;
-    const step = { line: index + 1, command: text.replace(/\\$/, '').trim() };
-    steps.push(step);
-    if (text.endsWith('\\')) pending = step;
-  });
+  const blocks = markdown.split('\n').reduce<Array<{ line: number; lines: string[] }>>((found, text, index, all) => {
+    if (/^```(sh|bash)\s*$/.test(text)) found.push({ line: index + 2, lines: all.slice(index + 1, all.indexOf('```', index + 1)) });
+    return found;
+  }, []);
+  for (const block of blocks) {
+    const transcript = block.lines.some((text) => text.startsWith('$ '));
+    let pending: Step | undefined;
+    block.lines.forEach((text, offset) => {
+      const line = block.line + offset;
+      if (pending) {
+        pending.command += ` ${text.trim().replace(/\\$/, '').trim()}`;
+        if (!text.endsWith('\\')) pending = undefined;
+        return;
+      }
+      if (transcript && !text.startsWith('$ ')) {
+        const last = steps[steps.length - 1];
+        last.expected = last.expected === undefined ? text : `${last.expected}\n${text}`;
+        return;
+      }
+      const expected = /^# → (.*)$/.exec(text);
+      if (expected) steps[steps.length - 1].expected = expected[1];
+      if (text.trim() === '' || text.trimStart().startsWith('#')) return;
+      const step = { line, command: text.replace(/^\$ /, '').replace(/\\$/, '').trim() };
+      steps.push(step);
+      if (text.endsWith('\\')) pending = step;
+    });
+  }
   return steps;
 }
 
@@ -42,11 +50,13 @@ const NOT_RUN = /^(npm |npx vitest )/;
 
 /** Each `<placeholder>` of the README is the latest value an earlier command printed that matches. */
 const CAPTURES: Array<[string, RegExp]> = [
-  ['<apiKey>', /\b(pk_live_[\w-]+)/],
+  ['<apiKey>', /apiKey\W+(pk_live_[\w-]+)/],
   ['<refCode>', /refCode\W+(\w+)/],
   ['<click_id>', /\b(ck_\d+_[\w-]+)/],
   ['<sessionToken>', /\b(pks_[\w-]+)/],
   ['<programId>', /program id\s+(\d+)/],
+  ['<commissionId>', /commission_id\W+(\d+)/],
+  ['<batchId>', /Batch (\d+):/],
 ];
 
 /** A `# → …` line as a pattern: literal text, with … standing for anything. */
@@ -89,7 +99,7 @@ describe('README.md', () => {
       const result = await sh(command, cwd, env);
       const where = `README line ${step.line}: ${step.command}\n${result.stdout}${result.stderr}`;
       expect(result.code, where).toBe(0);
-      if (step.expected !== undefined) expect(result.stdout.trim(), where).toMatch(outputPattern(step.expected));
+      if (step.expected !== undefined) expect(result.stdout.trim(), where).toMatch(outputPattern(step.expected.trim()));
       for (const [placeholder, pattern] of CAPTURES) {
         const match = pattern.exec(result.stdout);
         if (match) values.set(placeholder, match[1]);
