@@ -1,7 +1,6 @@
 import { Flags } from '@oclif/core';
 import { PartnerkitCommand, sessionTokenFlag } from '../../src/cli/base.js';
-import { renderTable } from '../../src/cli/output.js';
-import { centsText } from '../../src/money.js';
+import { formatCents, renderTable } from '../../src/cli/output.js';
 
 export default class PayoutPreview extends PartnerkitCommand {
   static override description = 'What payout create would pay now, per partner and currency, and the balances that wait (below the minimum, or not positive)';
@@ -16,7 +15,7 @@ export default class PayoutPreview extends PartnerkitCommand {
       renderTable(
         [
           { header: 'partner', value: (p) => p.partnerId },
-          { header: 'amount', value: (p) => `${centsText(p.amountCents)} ${p.currency}`, align: 'right' },
+          { header: 'amount', value: (p) => `${formatCents(p.amountCents)} ${p.currency}`, align: 'right' },
           { header: 'commissions', value: (p) => p.commissionCount, align: 'right' },
         ],
         preview.payouts,
@@ -28,7 +27,7 @@ export default class PayoutPreview extends PartnerkitCommand {
       renderTable(
         [
           { header: 'partner', value: (w) => w.partnerId },
-          { header: 'balance', value: (w) => `${centsText(w.balanceCents)} ${w.currency}`, align: 'right' },
+          { header: 'balance', value: (w) => `${formatCents(w.balanceCents)} ${w.currency}`, align: 'right' },
           { header: 'reason', value: (w) => w.reason },
         ],
         preview.waiting,

@@ -1,4 +1,5 @@
 import Table from 'cli-table3';
+import { centsText } from '../money.js';
 
 const COUNT = new Intl.NumberFormat('en-US');
 const MONEY = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
@@ -8,6 +9,12 @@ export const formatCount = (n: number): string => COUNT.format(n);
 
 /** An amount in dollars as tables show it, with thousands separators and two decimals: 11,231,798.00. */
 export const formatMoney = (dollars: number): string => MONEY.format(dollars);
+
+/** Integer cents as tables show them, exact at any size, with thousands separators: -1234567 → -12,345.67. */
+export function formatCents(cents: number | bigint): string {
+  const [units, decimals] = centsText(cents).split('.');
+  return `${units.replace(/\B(?=(\d{3})+$)/g, ',')}.${decimals}`;
+}
 
 export type Column<T> = { header: string; value: (row: T) => unknown; align?: 'left' | 'right' };
 

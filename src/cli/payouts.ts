@@ -1,7 +1,6 @@
 import { Flags } from '@oclif/core';
 import type { Commission, Payout } from '../api/index.js';
-import { centsText } from '../money.js';
-import { renderTable } from './output.js';
+import { formatCents, renderTable } from './output.js';
 
 
 /** `--ids 1,2,3`: positive integer ids, comma-separated. */
@@ -22,7 +21,7 @@ export function renderCommissions(commissions: Commission[]): string {
       { header: 'partner', value: (c) => c.partnerId },
       { header: 'sale', value: (c) => c.saleId },
       { header: 'type', value: (c) => c.type },
-      { header: 'amount', value: (c) => `${centsText(c.amountCents)} ${c.currency}`, align: 'right' },
+      { header: 'amount', value: (c) => `${formatCents(c.amountCents)} ${c.currency}`, align: 'right' },
       { header: 'status', value: (c) => c.status },
       { header: 'hold until', value: (c) => c.holdUntil },
       { header: 'payout', value: (c) => c.payoutId },
@@ -39,7 +38,7 @@ export function renderPayouts(payouts: Payout[]): string {
       { header: 'id', value: (p) => p.id },
       { header: 'batch', value: (p) => p.batchId },
       { header: 'partner', value: (p) => p.partnerId },
-      { header: 'amount', value: (p) => `${centsText(p.amountCents)} ${p.currency}`, align: 'right' },
+      { header: 'amount', value: (p) => `${formatCents(p.amountCents)} ${p.currency}`, align: 'right' },
       { header: 'commissions', value: (p) => p.commissionIds.length, align: 'right' },
       { header: 'status', value: (p) => p.status },
       { header: 'created', value: (p) => p.createdAt },

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { formatCount, formatMoney, truncateMiddle } from '../../src/cli/output.js';
+import { formatCents, formatCount, formatMoney, truncateMiddle } from '../../src/cli/output.js';
 
 describe('numbers in tables (docs/behaviour.md §9.7)', () => {
   test.each([
@@ -21,6 +21,17 @@ describe('numbers in tables (docs/behaviour.md §9.7)', () => {
     [10_000_000, '10,000,000'],
   ])('count %s → %s', (n, shown) => {
     expect(formatCount(n)).toBe(shown);
+  });
+
+  test.each<[number | bigint, string]>([
+    [123_456_789, '1,234,567.89'],
+    [100_000, '1,000.00'],
+    [99_999, '999.99'],
+    [5, '0.05'],
+    [-1_234_567, '-12,345.67'],
+    [12_345_678_901_234_567_890n, '123,456,789,012,345,678.90'],
+  ])('cents %s → %s (payout tables: exact at any size)', (cents, shown) => {
+    expect(formatCents(cents)).toBe(shown);
   });
 });
 
