@@ -36,7 +36,7 @@ describe('failures with --json: exactly one error document on stdout', () => {
     const result = await runCli(['program', 'list', '--url', 'http://127.0.0.1:9', '--json'], cliEnv(tempDataDir()));
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout)).toEqual({
-      error: { code: 'network_error', message: 'Could not reach http://127.0.0.1:9: fetch failed', status: null, details: null },
+      error: { code: 'network_error', message: 'Could not reach http://127.0.0.1:9: connect ECONNREFUSED 127.0.0.1:9', status: null, details: null },
     });
   });
 

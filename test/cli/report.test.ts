@@ -200,9 +200,9 @@ describe('partnerkit report performance', () => {
       '² Always 0: the report counts paid sales for the whole period only (Totals).',
     ]);
     expect(lines.at(-1)).toBe("³ Revenue per conversion (a customer's first purchase), not per sale.");
-    const metrics = lines.filter((l) => l.startsWith('│ ')).slice(-9).map((l) => l.split('│')[1].trim());
+    const metrics = lines.filter((l) => l.startsWith('│ ')).slice(-10).map((l) => l.split('│')[1].trim());
     expect(metrics).toEqual([
-      'Clicks', 'Leads (status lead)', 'Conversions', 'Revenue', 'Partners joined¹', 'Sales (paid)', 'Commission', 'Conversion rate', 'Average order value³',
+      'Clicks', 'Leads (status lead)', 'Conversions', 'Revenue', 'Partners joined¹', 'Sales (paid)', 'Commission', 'Refunded', 'Conversion rate', 'Average order value³',
     ]);
     const now = totals(events, '2026-03-04', '2026-03-10');
     const arrows = { up: '▲', down: '▼', stable: '■' } as const;

@@ -152,7 +152,7 @@ describe('service endpoints', () => {
     const t = await buildTestApp();
     const response = await t.app.inject({ method: 'GET', url: '/healthz' });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ status: 'ok' });
+    expect(response.json()).toEqual({ status: 'ok', now: T0 });
   });
 
   test('GET /openapi.json is generated from the route schemas', async () => {
