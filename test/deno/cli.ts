@@ -86,20 +86,26 @@ try {
     'customer-created.json 200 ignored (unhandled_event_type)',
     'invoice-first.json 200 skipped (not_subscription_cycle)',
     'invoice-paid-renewal.json 200 recorded',
+    'invoice-payment-paid.json 200 recorded (payment_linked)',
     'invoice-renewal-legacy.json 200 recorded',
     'invoice-renewal-no-metadata.json 200 recorded',
     'invoice-renewal.json 200 recorded',
     'invoice-zero-amount.json 200 skipped (non_positive_amount)',
+    'refund-full.json 200 recorded (refund_recorded)',
+    'refund-invoice-basil.json 200 recorded (refund_recorded)',
+    'refund-invoice-legacy.json 200 recorded (refund_recorded)',
+    'refund-partial.json 200 recorded (refund_recorded)',
   ]);
-  assert.equal((await json(['webhook', 'events', '--program', '1', '--limit', '50'])).length, 12);
+  assert.equal((await json(['webhook', 'events', '--program', '1', '--limit', '50'])).length, 17);
 
-  // The report: the sale and the eight recorded payments, 49.99 + 99.00 + 19.99 + 54.99 + 4 × 29.00 + 31.90,
-  // and 20 % of each rounded half up to the cent (10.00 + 19.80 + 4.00 + 11.00 + 4 × 5.80 + 6.38).
-  const expected = { totalSales: 9, totalRevenue: 371.87, totalPartnersCommission: 74.38, totalConversions: 1, totalClicks: 1 };
+  // The report: the sale and the eight recorded payments, 49.99 + 99.00 + 19.99 + 54.99 + 4 × 29.00 + 31.90 = 371.87,
+  // net of the four refunds (54.99 and 31.90 in full, 10.00 of a 29.00 renewal, 25.00 of the 99.00 checkout): 249.98
+  // in 7 paid sales. Commission, 20 % rounded half up on what is left of each: 10.00 + 14.80 + 4.00 + 3 × 5.80 + 3.80 = 50.00.
+  const expected = { totalSales: 7, totalRevenue: 249.98, totalPartnersCommission: 50, totalConversions: 1, totalClicks: 1, totalRefunded: 121.89 };
   const report = await json(['report', 'performance', '1', '--session-token', session.token]);
   assert.deepEqual(pick(report.metrics, Object.keys(expected)), expected);
   const printed = await run(['report', 'performance', '1']);
-  assert.match(printed, /371\.87/);
+  assert.match(printed, /249\.98/);
   console.log(printed);
 
   // A new signing secret, then the server stops: SIGTERM drains, closes the database, removes server.json.
