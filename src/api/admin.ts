@@ -24,12 +24,24 @@ const commissionInput = z
   });
 export type CommissionInput = z.output<typeof commissionInput>;
 
+/**
+ * Where the program's partner links send visitors (docs/behaviour.md §14.1): an absolute http(s)
+ * URL without user name or password, at most 2,048 characters, stored as the URL parser writes it.
+ */
+export const landingUrl = z
+  .url({ protocol: /^https?$/, normalize: true })
+  .max(2048)
+  // Runs after a failed URL check too (zod refinements do), so it must not assume a URL.
+  .refine((url) => !URL.canParse(url) || new URL(url).username + new URL(url).password === '', 'a landing URL carries no user name or password')
+  .describe("The program's landing page: partner links redirect there");
+
 export const createProgramRequestSchema = z.intersection(
   z.object({
     name,
     attributionWindowDays: z.int().min(1).max(3650).default(90),
     holdDays: z.int().min(0).max(3650).default(30),
     recurringMonths: z.int().min(0).max(1200).nullable().default(null),
+    landingUrl: landingUrl.nullable().default(null),
   }),
   commissionInput,
 );
@@ -66,6 +78,7 @@ export const programSchema = z.object({
   webhookSecret: z.string(),
   createdAt: instant,
   productRules: z.array(productRuleSchema),
+  landingUrl: z.string().nullable(),
 });
 
 export const createdProgramSchema = programSchema.extend({

@@ -6,6 +6,7 @@
 export * from './admin.js';
 export * from './common.js';
 export * from './demo.js';
+export * from './links.js';
 export * from './reports.js';
 export * from './tracking.js';
 export * from './webhooks.js';

@@ -28,6 +28,7 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
     attributionWindowDays: 90,
     holdDays: DEMO_TERMS.holdDays,
     recurringMonths: null,
+    landingUrl: null,
   });
   await provisioning.setMembership(deps, program.id, DEMO_MEMBER_EMAIL, 'active');
   const session = await provisioning.createSession(deps, DEMO_MEMBER_EMAIL, 24);

@@ -1,7 +1,10 @@
 import { utc } from '@date-fns/utc';
 import { addDays, differenceInCalendarDays, endOfDay, startOfDay } from 'date-fns';
-import { DEFAULT_PERIOD, type Period, type PerformanceQuery, type PerformanceReport, type Trend } from '../api/index.js';
+import {
+  DEFAULT_PERIOD, type PartnerReport, type Period, type PerformanceQuery, type PerformanceReport, type Trend,
+} from '../api/index.js';
 import { AppError, invalidRequest } from '../errors.js';
+import type { Sql } from '../store/db.js';
 import { findMember } from '../store/members.js';
 import * as reports from '../store/reports.js';
 import type { PerformanceTotals } from '../store/reports.js';
@@ -116,7 +119,7 @@ export function buildReport(window: ReportWindow, days: reports.PerformanceDayRo
       totalLeads: current.leadStatus,
       totalConversions: current.conversions,
       totalRevenue: dollars(current.revenueCents),
-      conversionRate: current.clicks === 0 ? 0 : roundedRatio(current.conversions * 100, current.clicks, 2),
+      conversionRate: conversionRate(current.conversions, current.clicks),
       averageOrderValue: current.conversions === 0 ? 0 : roundedRatio(current.revenueCents, current.conversions * 100, 2),
       totalPartners: current.partners,
       totalSales: current.sales,
@@ -138,16 +141,63 @@ export function buildReport(window: ReportWindow, days: reports.PerformanceDayRo
   };
 }
 
-/** GET /api/tracking/performance/:programId after authentication and validation: 404, 403, then the report. */
-export async function performanceReport({ store, clock }: Deps, viewer: Viewer, programId: number, query: PerformanceQuery): Promise<PerformanceReport> {
+/** The conversion rate of a count of clicks: conversions × 100 ÷ clicks, 2 decimals, 0 without clicks (docs/behaviour.md §5.6). */
+function conversionRate(conversions: number, clicks: number): number {
+  return clicks === 0 ? 0 : roundedRatio(conversions * 100, clicks, 2);
+}
+
+/**
+ * A program's report after authentication and validation: the query (400), the program (404) and
+ * the viewer's membership (403) checked in that order, then `build` over the report's windows, on
+ * one reader.
+ */
+function programReport<T>(
+  { store, clock }: Deps,
+  viewer: Viewer,
+  programId: number,
+  query: PerformanceQuery,
+  build: (sql: Sql, window: ReportWindow) => Promise<T>,
+): Promise<T> {
   const range = requestedRange(query);
   return store.read(async (sql) => {
     const { program } = await cachedProgram(store, sql, programId);
     if (viewer.kind === 'user' && (await findMember(sql, programId, viewer.userId))?.status !== 'active') {
       throw new AppError('forbidden', `You are not an active member of program ${programId}`);
     }
-    const window = reportWindow(range, clock.now(), program.created_at);
+    return build(sql, reportWindow(range, clock.now(), program.created_at));
+  });
+}
+
+/** GET /api/tracking/performance/:programId after authentication and validation: 404, 403, then the report. */
+export function performanceReport(deps: Deps, viewer: Viewer, programId: number, query: PerformanceQuery): Promise<PerformanceReport> {
+  return programReport(deps, viewer, programId, query, async (sql, window) => {
     const { days, current, previous } = await reports.performance(sql, programId, window);
     return buildReport(window, days, current, previous);
   });
+}
+
+/** The per-partner report's body from its rows (docs/behaviour.md §14.5): counts as stored, money in dollars. */
+export function buildPartnerReport(window: ReportWindow, rows: reports.PartnerTotals[]): PartnerReport {
+  return {
+    data: rows.map((r) => ({
+      partnerId: r.partnerId,
+      name: r.name,
+      refCode: r.refCode,
+      clicks: r.clicks,
+      leads: r.leadStatus,
+      conversions: r.conversions,
+      sales: r.sales,
+      revenue: dollars(r.revenueCents),
+      commission: dollars(r.commissionCents),
+      conversionRate: conversionRate(r.conversions, r.clicks),
+    })),
+    meta: { period: window.period, dateFrom: window.from.toISOString(), dateTo: window.to.toISOString() },
+  };
+}
+
+/** GET /api/tracking/performance/:programId/partners: the program report's credential, periods and errors, a row per partner. */
+export function partnerReport(deps: Deps, viewer: Viewer, programId: number, query: PerformanceQuery): Promise<PartnerReport> {
+  return programReport(deps, viewer, programId, query, async (sql, window) =>
+    buildPartnerReport(window, await reports.partnerPerformance(sql, programId, window)),
+  );
 }

@@ -29,6 +29,7 @@ function programView(p: ProgramRow, rules: ProductRuleRow[]): Program {
     webhookSecret: p.webhook_secret,
     createdAt: p.created_at.toISOString(),
     productRules: rules.map(ruleView),
+    landingUrl: p.landing_url,
   };
 }
 
@@ -46,6 +47,7 @@ export type NewProgram = {
   attributionWindowDays: number;
   holdDays: number;
   recurringMonths: number | null;
+  landingUrl: string | null;
 };
 
 export async function createProgram({ store, clock }: Deps, input: NewProgram) {
@@ -62,6 +64,7 @@ export async function createProgram({ store, clock }: Deps, input: NewProgram) {
         recurring_months: input.recurringMonths,
         webhook_secret: randomToken('whsec_'),
         created_at: now,
+        landing_url: input.landingUrl,
       };
       await programs.insertProgram(sql, row);
       const live = await issueKey({ store, clock }, sql, row.id, 'live');
@@ -83,6 +86,20 @@ export async function requireProgram(sql: Sql, id: number): Promise<ProgramRow> 
   const program = await programs.findProgram(sql, id);
   if (!program) throw programNotFound(id);
   return program;
+}
+
+/**
+ * Sets (or with null clears) the program's landing URL, validated by the API's `landingUrl`; the
+ * program cache forgets the program, so its partner links redirect to the new URL at once.
+ */
+export async function setLandingUrl({ store }: Deps, programId: number, landingUrl: string | null) {
+  return changingProgram(store, programId, () =>
+    store.transaction(async (sql) => {
+      const program = await requireProgram(sql, programId);
+      await programs.updateLandingUrl(sql, programId, landingUrl);
+      return programView({ ...program, landing_url: landingUrl }, await programs.listProductRules(sql, programId));
+    }),
+  );
 }
 
 export async function addProductRule({ store, clock }: Deps, programId: number, productId: string, rule: CommissionRule) {

@@ -1,7 +1,7 @@
 import type {
   ApiKey, ClickRequest, ClickResult, CreateApiKeyRequest, CreatedApiKey, CreatedProgram, CreatePartnerRequest, CreateProgramRequest,
   CreateSessionRequest, DemoRequest, DemoResult, EnrollPartnerRequest, Enrollment, Health, LeadRequest, LeadResult, LiveSaleResult, MemberRequest,
-  Membership, Partner, PerformanceQuery, PerformanceReport, ProductRule, ProductRuleRequest, Program, RetiredApiKey, SaleRequest, SaleResult,
+  Membership, Partner, PartnerLinks, PartnerReport, PerformanceQuery, PerformanceReport, ProductRule, ProductRuleRequest, Program, RetiredApiKey, SaleRequest, SaleResult,
   Session, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
 } from '../api/index.js';
 import { PartnerkitError } from './errors.js';
@@ -148,6 +148,8 @@ export class PartnerkitClient {
     create: (body: CreatePartnerRequest) => this.post<Partner>('/api/admin/partners', body),
     /** POST /api/admin/programs/:programId/partners: the enrollment carries the referral code. */
     enroll: (programId: number, body: EnrollPartnerRequest) => this.post<Enrollment>(`/api/admin/programs/${programId}/partners`, body),
+    /** GET /api/admin/programs/:programId/partners/:partnerId: the referral code, the link's path on the server, the via link. */
+    links: (programId: number, partnerId: number) => this.get<PartnerLinks>(`/api/admin/programs/${programId}/partners/${partnerId}`),
   };
 
   readonly members = {
@@ -180,5 +182,8 @@ export class PartnerkitClient {
     /** GET /api/tracking/performance/:programId with a dashboard session token (or the admin token). */
     performance: (programId: number, query: PerformanceQuery = {}) =>
       this.get<PerformanceReport>(withQuery(`/api/tracking/performance/${programId}`, query)),
+    /** GET /api/tracking/performance/:programId/partners: a row per partner, by revenue; the same credentials and query. */
+    partners: (programId: number, query: PerformanceQuery = {}) =>
+      this.get<PartnerReport>(withQuery(`/api/tracking/performance/${programId}/partners`, query)),
   };
 }

@@ -5,7 +5,7 @@ export { fetchTransport, NetworkError, type ApiRequest, type ApiResponse, type T
 export type {
   ApiKey, ClickRequest, ClickResult, CommissionTerms, CreateApiKeyRequest, CreatedApiKey, CreatedProgram, CreatePartnerRequest,
   CreateProgramRequest, CreateSessionRequest, DemoRequest, DemoResult, EnrollPartnerRequest, Enrollment, LeadRequest, LeadResult,
-  LiveSaleResult, MemberRequest, Membership, Partner, PerformanceDay, PerformanceQuery, PerformanceReport, Period, ProductRule,
+  LiveSaleResult, MemberRequest, Membership, Partner, PartnerLinks, PartnerReport, PartnerReportRow, PerformanceDay, PerformanceQuery, PerformanceReport, Period, ProductRule,
   ProductRuleRequest, Program, RetiredApiKey, SaleRequest, SaleResult, Session, TestSaleResult, Trend, WebhookEvent, WebhookEventsQuery,
   WebhookResult, WebhookSecret, WebhookSecretRequest,
 } from '../api/index.js';

@@ -12,6 +12,8 @@ export type ProgramRow = {
   recurring_months: number | null;
   webhook_secret: string;
   created_at: Date;
+  /** Where partner links send visitors; null until set (docs/behaviour.md §14.1). */
+  landing_url: string | null;
 };
 
 export type ProductRuleRow = {
@@ -25,10 +27,14 @@ export type ProductRuleRow = {
 export async function insertProgram(sql: Sql, p: ProgramRow): Promise<void> {
   await sql.run(
     `INSERT INTO programs (id, name, commission_type, commission_value, attribution_window_days, hold_days,
-       recurring_months, webhook_secret, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+       recurring_months, webhook_secret, created_at, landing_url) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     [p.id, p.name, p.commission_type, p.commission_value, p.attribution_window_days, p.hold_days,
-      p.recurring_months, p.webhook_secret, p.created_at],
+      p.recurring_months, p.webhook_secret, p.created_at, p.landing_url],
   );
+}
+
+export async function updateLandingUrl(sql: Sql, id: number, landingUrl: string | null): Promise<void> {
+  await sql.run('UPDATE programs SET landing_url = $2 WHERE id = $1', [id, landingUrl]);
 }
 
 export function findProgram(sql: Sql, id: number): Promise<ProgramRow | undefined> {

@@ -30,6 +30,10 @@ const ROUTES: Array<{ method: 'GET' | 'POST'; url: (id: string) => string; param
   { method: 'POST', url: (id) => `/api/admin/programs/1/keys/${id}/retire`, param: 'keyId' },
   { method: 'GET', url: (id) => `/api/admin/programs/${id}/webhook-events`, param: 'programId' },
   { method: 'GET', url: (id) => `/api/tracking/performance/${id}`, param: 'programId' },
+  { method: 'GET', url: (id) => `/api/tracking/performance/${id}/partners`, param: 'programId' },
+  { method: 'GET', url: (id) => `/api/admin/programs/${id}/partners/1`, param: 'programId' },
+  { method: 'GET', url: (id) => `/api/admin/programs/1/partners/${id}`, param: 'partnerId' },
+  { method: 'GET', url: (id) => `/pk.js?program=${id}`, param: 'program' },
 ];
 
 describe('path ids', () => {

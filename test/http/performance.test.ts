@@ -212,7 +212,10 @@ describe('GET /api/tracking/performance/:programId', () => {
     expect(ok.json().metrics.totalClicks).toBe(6);
   });
 
-  describe('errors after authorization (its 401s are in the shared suite), in the order 400, 404, 403', () => {
+  // Both program reports, per day and per partner (docs/behaviour.md §14.5), answer the same errors.
+  describe.each(['', '/partners'])('errors of /api/tracking/performance/:programId%s after authorization (its 401s are in the shared suite), in the order 400, 404, 403', (report) => {
+    const url = (path: string) => path.replace(/^(\/api\/tracking\/performance\/[^/?]*)/, `$1${report}`);
+
     test.each([
       ['programId not a number', '/api/tracking/performance/abc', 'programId'],
       ['programId 0', '/api/tracking/performance/0', 'programId'],
@@ -223,9 +226,9 @@ describe('GET /api/tracking/performance/:programId', () => {
       ['only dateTo', '/api/tracking/performance/999?dateTo=2026-02-01', 'dateFrom'],
       ['dateFrom after dateTo', '/api/tracking/performance/999?dateFrom=2026-02-02&dateTo=2026-02-01', 'dateFrom'],
       ['a range over ten years', '/api/tracking/performance/999?dateFrom=2000-01-01&dateTo=2026-02-01', 'dateTo'],
-    ])('%s is 400 invalid_request naming the field, before the 404', async (_name, url, field) => {
+    ])('%s is 400 invalid_request naming the field, before the 404', async (_name, path, field) => {
       const t = await buildTestApp();
-      const response = await get(t, url);
+      const response = await get(t, url(path));
       expect(response.statusCode).toBe(400);
       expect(response.json()).toMatchObject({ data: null, error: { status: 400, name: 'ValidationError', code: 'invalid_request' } });
       expect(response.json().error.details.fields.map((f: { field: string }) => f.field)).toEqual([field]);
@@ -237,7 +240,7 @@ describe('GET /api/tracking/performance/:programId', () => {
       await t.admin('POST', `/programs/${program.id}/members`, { email: 'analyst@example.com' });
       const { token } = await t.admin('POST', '/sessions', { email: 'analyst@example.com' });
       for (const credential of [ADMIN_TOKEN, token]) {
-        const response = await get(t, '/api/tracking/performance/999', credential);
+        const response = await get(t, url('/api/tracking/performance/999'), credential);
         expect(response.statusCode).toBe(404);
         expect(response.json()).toEqual({
           data: null, error: { status: 404, name: 'NotFoundError', message: 'Program 999 not found', details: null, code: 'not_found' },
@@ -257,7 +260,7 @@ describe('GET /api/tracking/performance/:programId', () => {
       });
       for (const email of ['analyst@example.com', 'former@example.com']) {
         const { token } = await t.admin('POST', '/sessions', { email });
-        const response = await get(t, `/api/tracking/performance/${theirs.id}`, token);
+        const response = await get(t, url(`/api/tracking/performance/${theirs.id}`), token);
         expect(response.statusCode).toBe(403);
         expect(response.json()).toEqual(forbidden(`You are not an active member of program ${theirs.id}`));
       }

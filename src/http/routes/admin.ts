@@ -2,13 +2,14 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   apiKeyParams, apiKeySchema, type CommissionInput, createApiKeyRequestSchema, createdApiKeySchema, createdProgramSchema,
-  createPartnerRequestSchema, createProgramRequestSchema, createSessionRequestSchema, DEFAULT_COMMISSION_PERCENT, enrollmentSchema,
-  enrollPartnerRequestSchema, memberRequestSchema, membershipSchema, partnerSchema, productRuleRequestSchema, productRuleSchema,
-  programParams, programSchema, responses, retiredApiKeySchema, sessionSchema, webhookEventSchema, webhookEventsQuerySchema,
+  createPartnerRequestSchema, createProgramRequestSchema, createSessionRequestSchema, DEFAULT_COMMISSION_PERCENT, enrollmentParams,
+  enrollmentSchema, enrollPartnerRequestSchema, memberRequestSchema, membershipSchema, partnerLinksSchema, partnerSchema, productRuleRequestSchema,
+  productRuleSchema, programParams, programSchema, responses, retiredApiKeySchema, sessionSchema, webhookEventSchema, webhookEventsQuerySchema,
   webhookSecretRequestSchema, webhookSecretSchema,
 } from '../../api/index.js';
 import type { AppDeps } from '../../app.js';
 import { percentToBasisPoints } from '../../domain/commission.js';
+import { partnerLinks } from '../../domain/links.js';
 import * as provisioning from '../../domain/provisioning.js';
 import { listWebhookEvents, setWebhookSecret } from '../../domain/stripe/admin.js';
 import type { CommissionRule } from '../../store/programs.js';
@@ -38,9 +39,9 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       (request) => {
-        const { name, attributionWindowDays, holdDays, recurringMonths } = request.body;
+        const { name, attributionWindowDays, holdDays, recurringMonths, landingUrl } = request.body;
         const commission = ruleFrom(request.body, DEFAULT_COMMISSION_PERCENT)!;
-        return provisioning.createProgram(deps, { name, commission, attributionWindowDays, holdDays, recurringMonths });
+        return provisioning.createProgram(deps, { name, commission, attributionWindowDays, holdDays, recurringMonths, landingUrl });
       },
     );
 
@@ -120,6 +121,20 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       (request) => provisioning.enrollPartner(deps, request.params.programId, request.body.partnerId),
+    );
+
+    // GET /api/admin/programs/:programId/partners/:partnerId
+    app.get(
+      '/programs/:programId/partners/:partnerId',
+      {
+        schema: {
+          ...common,
+          summary: "A partner's referral code and links in a program",
+          params: enrollmentParams,
+          response: responses(partnerLinksSchema),
+        },
+      },
+      (request) => partnerLinks(deps, request.params.programId, request.params.partnerId),
     );
 
     // POST /api/admin/programs/:programId/members

@@ -5,8 +5,9 @@ import { customerClickRef } from './004-customer-click-ref.js';
 import { eventPayloadKeptWhenSkipped } from './005-event-payload-kept-when-skipped.js';
 import { clickVisitors } from './006-click-visitors.js';
 import { commissionLifecycle } from './007-commission-lifecycle.js';
+import { landingUrl } from './010-landing-url.js';
 
 export type Migration = { version: number; name: string; sql: string };
 
 /** Applied in order on open; each runs once, recorded in schema_migrations. Never edit a shipped one. */
-export const migrations: readonly Migration[] = [initial, webhookDeferral, testClicksUndated, customerClickRef, eventPayloadKeptWhenSkipped, clickVisitors, commissionLifecycle];
+export const migrations: readonly Migration[] = [initial, webhookDeferral, testClicksUndated, customerClickRef, eventPayloadKeptWhenSkipped, clickVisitors, commissionLifecycle, landingUrl];
