@@ -8,6 +8,7 @@ export default class ProgramCreate extends PartnerkitCommand {
   static override examples = [
     '<%= config.bin %> program create --name "Acme partners"',
     '<%= config.bin %> program create --name "Acme" --commission-flat-cents 500 --hold-days 14 --recurring-months 12',
+    '<%= config.bin %> program create --name "Acme partners" --landing-url https://shop.example.com/',
   ];
   static override flags = {
     name: Flags.string({ description: 'program name', required: true }),
@@ -16,6 +17,7 @@ export default class ProgramCreate extends PartnerkitCommand {
     'attribution-window-days': Flags.integer({ description: 'days from click (or signup) in which a sale is attributed', default: 90, min: 1 }),
     'hold-days': Flags.integer({ description: 'days a commission stays pending', default: 30, min: 0 }),
     'recurring-months': Flags.integer({ description: 'months of renewals that earn commission (omit: every renewal; 0: first payment only)', min: 0 }),
+    'landing-url': Flags.string({ description: 'the page partner links send visitors to (http or https)' }),
   };
 
   async run() {
@@ -28,6 +30,7 @@ export default class ProgramCreate extends PartnerkitCommand {
         attributionWindowDays: flags['attribution-window-days'],
         holdDays: flags['hold-days'],
         recurringMonths: flags['recurring-months'] ?? null,
+        landingUrl: flags['landing-url'] ?? null,
       }),
     );
     this.log(renderObject(program));
