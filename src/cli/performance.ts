@@ -86,10 +86,10 @@ export function performanceCsv(report: PerformanceReport): string {
 /** The widest the partner column may grow before names wrap, so the table stays within 100 columns. */
 const PARTNER_COLUMN_MAX = 20;
 
-const partnerCell = (r: PartnerReportRow) => `${r.name}\n#${r.partnerId} · ${r.refCode}`;
+const partnerCell = (r: PartnerReportRow) => `${r.name}\nid ${r.partnerId} · ${r.refCode}`;
 
 const partnerColumns: Column<PartnerReportRow>[] = [
-  { header: 'Partner\n# id · ref code', value: partnerCell },
+  { header: 'Partner\nid · ref code', value: partnerCell },
   { header: 'Clicks', value: (r) => count(r.clicks), align: 'right' },
   { header: 'Leads', value: (r) => count(r.leads), align: 'right' },
   { header: 'Conv-\nersions', value: (r) => count(r.conversions), align: 'right' },

@@ -84,6 +84,7 @@ describe('GET /r/:refCode', () => {
     ['another host', 'https://evil.example/'],
     ['a backslash the URL parser reads as a slash', '/\\evil.example'],
     ['backslashes only', '\\\\evil.example'],
+    ['a scheme with backslashes', 'https:\\\\evil.example'],
     ['an encoded //', '%2F%2Fevil.example'],
     ['an encoded /\\', '%2F%5Cevil.example'],
     ['a tab the URL parser drops', '/%09/evil.example'],
