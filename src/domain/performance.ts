@@ -179,17 +179,12 @@ export function performanceReport(deps: Deps, viewer: Viewer, programId: number,
 /** The per-partner report's body from its rows (docs/behaviour.md §14.5): counts as stored, money in dollars. */
 export function buildPartnerReport(window: ReportWindow, rows: reports.PartnerTotals[]): PartnerReport {
   return {
-    data: rows.map((r) => ({
-      partnerId: r.partnerId,
-      name: r.name,
-      refCode: r.refCode,
-      clicks: r.clicks,
-      leads: r.leadStatus,
-      conversions: r.conversions,
-      sales: r.sales,
-      revenue: dollars(r.revenueCents),
-      commission: dollars(r.commissionCents),
-      conversionRate: conversionRate(r.conversions, r.clicks),
+    data: rows.map(({ leadStatus, revenueCents, commissionCents, ...counts }) => ({
+      ...counts,
+      leads: leadStatus,
+      revenue: dollars(revenueCents),
+      commission: dollars(commissionCents),
+      conversionRate: conversionRate(counts.conversions, counts.clicks),
     })),
     meta: { period: window.period, dateFrom: window.from.toISOString(), dateTo: window.to.toISOString() },
   };
