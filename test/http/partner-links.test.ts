@@ -71,6 +71,7 @@ describe('GET /r/:refCode', () => {
     ['the same scheme with no slashes (a relative reference)', 'https:evil.example', 'https://shop.example/evil.example'],
     ['a double-encoded //', '%252F%252Fevil.example', 'https://shop.example/%2F%2Fevil.example'],
     ['a path that already names a click id (replaced)', '/x?partner_click_id=forged', 'https://shop.example/x'],
+    ['a path with characters outside ASCII (percent-encoded, a valid Location)', '/café?q=ü#ß', 'https://shop.example/caf%C3%A9?q=%C3%BC#%C3%9F'],
   ])('?to= %s: honoured on the landing origin', async (_name, to, target) => {
     const { t, link } = await setup();
     const response = await follow(t, `${link}?to=${to.startsWith('%') ? to : encodeURIComponent(to)}`);
