@@ -8,11 +8,16 @@ import { provision, saleBody } from './sales.js';
 const CONNECTIONS = 32;
 const SECONDS = 10;
 
-/** Clicks of new visitors: each request from a client address of its own (X-Forwarded-For, with `serve --trust-proxy`). */
-export function clickRequests(refCode: string) {
-  const body = JSON.stringify({ ref: refCode });
+/** New visitors: each request from a client address of its own (X-Forwarded-For, with `serve --trust-proxy`). */
+export function newVisitors(): () => Record<string, string> {
   let seq = 0;
-  return { path: '/api/v1/track/click', body: () => body, headersFor: () => ({ 'x-forwarded-for': visitorAddress(++seq) }) };
+  return () => ({ 'x-forwarded-for': visitorAddress(++seq) });
+}
+
+/** Clicks of new visitors. */
+export function clickRequests(refCode: string, visitors = newVisitors()) {
+  const body = JSON.stringify({ ref: refCode });
+  return { path: '/api/v1/track/click', body: () => body, headersFor: visitors };
 }
 
 const readAdminToken = (dataDir: string) => readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
@@ -57,6 +62,49 @@ export async function benchClicks(runs = 3): Promise<ClickFigures> {
         storedOnce: stored >= acknowledged && stored <= acknowledged + CONNECTIONS * runs,
       },
       bareFastify: { rps: summarize(bare) },
+    };
+  } finally {
+    await server.stop();
+    dir.remove();
+  }
+}
+
+export type LinkFigures = {
+  links: { rps: Summary; p50: Summary; p99: Summary; storedOnce: boolean };
+  clicks: { rps: Summary };
+};
+
+/**
+ * Partner links (GET /r/:refCode, 302 to the landing URL) at 32 connections beside the click
+ * endpoint on the same server, runs interleaved so a slow spell of the machine weighs on both;
+ * every request a new visitor of one shared sequence, so no link visit repeats a click's visitor.
+ */
+export async function benchLinks(runs = 3): Promise<LinkFigures> {
+  const dir = tempDir('links');
+  const server = await serve(dir.path, [...NO_LIMITS, '--trust-proxy']);
+  const [clickRuns, linkRuns]: LoadResult[][] = [[], []];
+  try {
+    const program = await provision(server.url, readAdminToken(dir.path), 1, { landingUrl: 'https://shop.example/welcome' });
+    const visitors = newVisitors();
+    const clicks = clickRequests(program.refCode, visitors);
+    const links = { path: `/r/${program.refCode}`, method: 'GET' as const, headersFor: visitors };
+    for (let run = 0; run < runs; run++) {
+      clickRuns.push(await load({ url: server.url, connections: CONNECTIONS, seconds: SECONDS, ...clicks }));
+      linkRuns.push(await load({ url: server.url, connections: CONNECTIONS, seconds: SECONDS, ...links }));
+    }
+    await server.stop();
+    // Every answer of a link run is a 302 with a new click; requests in flight when a run ends are stored but not counted.
+    const acknowledged = [...clickRuns.map((r) => r.ok), ...linkRuns.map((r) => r.redirects)].reduce((sum, n) => sum + n, 0);
+    const onlyRedirects = linkRuns.every((r) => r.non2xx === r.redirects && r.errors === 0);
+    const stored = (await countRows(dir.path, 'clicks')) - 1;
+    return {
+      links: {
+        rps: summarize(linkRuns.map((r) => r.rps)),
+        p50: summarize(linkRuns.map((r) => r.p50)),
+        p99: summarize(linkRuns.map((r) => r.p99)),
+        storedOnce: onlyRedirects && stored >= acknowledged && stored <= acknowledged + 2 * CONNECTIONS * runs,
+      },
+      clicks: { rps: summarize(clickRuns.map((r) => r.rps)) },
     };
   } finally {
     await server.stop();

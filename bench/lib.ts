@@ -55,7 +55,7 @@ export async function serve(dataDir: string, args: string[] = [], env: Record<st
   };
 }
 
-export type LoadResult = { rps: number; p50: number; p99: number; ok: number; non2xx: number; fiveHundreds: number; errors: number };
+export type LoadResult = { rps: number; p50: number; p99: number; ok: number; redirects: number; non2xx: number; fiveHundreds: number; errors: number };
 
 /** A request of a mixed load: its own path, body and headers. */
 export type Mixed = { path: string; body: string; headers?: Record<string, string> };
@@ -87,9 +87,9 @@ export async function load(options: {
             const next = options.mixed();
             return { ...request, path: next.path, body: next.body, headers: { ...request.headers, ...next.headers } };
           }
-          if (!options.body) return request;
-          const body = options.body();
-          return { ...request, body, headers: { ...request.headers, ...options.headersFor?.(body) } };
+          if (!options.body && !options.headersFor) return request;
+          const body = options.body?.();
+          return { ...request, ...(body === undefined ? {} : { body }), headers: { ...request.headers, ...options.headersFor?.(body ?? '') } };
         },
       },
     ],
@@ -99,6 +99,7 @@ export async function load(options: {
     p50: result.latency.p50,
     p99: result.latency.p99,
     ok: result['2xx'],
+    redirects: result['3xx'],
     non2xx: result.non2xx,
     fiveHundreds: result['5xx'],
     errors: result.errors,

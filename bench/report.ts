@@ -31,6 +31,13 @@ function runDemo(dataDir: string, clicks: number, seed: number): Promise<{ secon
   );
 }
 
+/** The reports' data set alone, for figures that need the data but not the loader's: one `partnerkit demo --clicks N`. */
+export async function demoDataSet(clicks: number): Promise<{ dataDir: string; programId: number; remove(): void }> {
+  const dir = tempDir('demo');
+  const { result } = await runDemo(dir.path, clicks, 1);
+  return { dataDir: dir.path, programId: result.programId, remove: dir.remove };
+}
+
 export type DemoFigures = { seconds: Summary; rowsPerSecond: Summary; ceilingRowsPerSecond: Summary; rows: number; counts: Record<string, number> };
 
 /** `partnerkit demo --clicks N` (wall time of the whole command) beside the same rows made by SQL. */
@@ -124,6 +131,33 @@ export async function benchReports(dataDir: string, programId: number, warmRuns 
     await server.stop();
     await store.close();
     copy.remove();
+  }
+}
+
+export type PartnerReportFigures = { partners: Summary; program: Summary; rows: number };
+
+/**
+ * The per-partner report beside the program report, 90 days, warm, on the reports' data set: one
+ * server, the two requested in turn `warmRuns` times after one of each, so both see the same
+ * machine; the program report is the ceiling the per-partner one is compared with.
+ */
+export async function benchPartnerReport(dataDir: string, programId: number, warmRuns = 20): Promise<PartnerReportFigures> {
+  const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+  const server = await serve(dataDir, [], { PARTNERKIT_NOW: NOW });
+  try {
+    const program = `${server.url}/api/tracking/performance/${programId}?period=90d`;
+    const partners = `${server.url}/api/tracking/performance/${programId}/partners?period=90d`;
+    await timedGet(program, token);
+    await timedGet(partners, token);
+    const [programMs, partnersMs]: number[][] = [[], []];
+    for (let i = 0; i < warmRuns; i++) {
+      programMs.push(await timedGet(program, token));
+      partnersMs.push(await timedGet(partners, token));
+    }
+    const rows = ((await (await fetch(partners, { headers: { authorization: `Bearer ${token}` } })).json()) as { data: unknown[] }).data.length;
+    return { partners: summarize(partnersMs), program: summarize(programMs), rows };
+  } finally {
+    await server.stop();
   }
 }
 

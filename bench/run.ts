@@ -1,18 +1,18 @@
 // npm run bench [-- section ...]: the figures and targets of docs/architecture.md §11, each beside a
 // ceiling measured in the same run on the same machine; prints a table and writes the figures to
 // bench/results.json.
-// Sections: cli, sales, refunds, webhooks, clicks, mixed, flood, payouts, profile, demo, reports, scaling (default: all). BENCH_CLICKS scales the demo
+// Sections: cli, sales, refunds, webhooks, clicks, links, mixed, flood, payouts, profile, demo, reports, partners, scaling (default: all). BENCH_CLICKS scales the demo
 // and report data down for a quick try (default 10,000,000); BENCH_SCALING lists the scaling sizes.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import Table from 'cli-table3';
 import { benchCli } from './cli.js';
-import { benchClicks, benchFlood, benchMixed } from './clicks.js';
+import { benchClicks, benchFlood, benchLinks, benchMixed } from './clicks.js';
 import { benchPayouts } from './payouts.js';
 import { profileWrites, type WriteProfile } from './profile.js';
 import { benchRefunds } from './refunds.js';
-import { benchDemo, benchReports, benchScaling } from './report.js';
+import { benchDemo, benchPartnerReport, benchReports, benchScaling, demoDataSet } from './report.js';
 import { benchSales } from './sales.js';
 import { benchWebhooks } from './webhooks.js';
 
@@ -133,6 +133,21 @@ if (wanted('clicks')) {
   record({ figure: 'every click 2xx stored once', value: String(c.clicks.storedOnce), ceiling: '—', ratio: '—', target: 'true', met: c.clicks.storedOnce });
 }
 
+if (wanted('links')) {
+  log('links: partner links (GET /r/:refCode) and the click endpoint, interleaved, a new visitor per request (3 × 10 s each)…');
+  const l = await benchLinks();
+  results.links = l;
+  const ratio = l.links.rps.median / l.clicks.rps.median;
+  record({
+    figure: 'partner link redirects p50 / p99 (32 connections, unique clicks on)',
+    value: `${spread(l.links.rps)}/s, ${l.links.p50.median} / ${l.links.p99.median} ms; every 302 a click stored once: ${l.links.storedOnce}`,
+    ceiling: `click endpoint ${fmt(l.clicks.rps.median)}/s`,
+    ratio: `${(100 * ratio).toFixed(1)} %`,
+    target: '≥ 90 % of the click endpoint',
+    met: ratio >= 0.9 && l.links.storedOnce,
+  });
+}
+
 if (wanted('mixed')) {
   log('mixed: clicks, leads and sales 100 : 10 : 3 for 10 s, the report every second…');
   const m = await benchMixed();
@@ -193,7 +208,7 @@ if (wanted('profile')) {
   results.profile = Object.fromEntries(profiles);
 }
 
-let demoData: Awaited<ReturnType<typeof benchDemo>>['keep'] | undefined;
+let demoData: Awaited<ReturnType<typeof demoDataSet>> | undefined;
 if (wanted('demo') || wanted('reports')) {
   log(`demo: partnerkit demo --clicks ${fmt(clicks)} (3 runs), and the same rows by SQL (3 runs)…`);
   const d = await benchDemo(clicks);
@@ -207,6 +222,9 @@ if (wanted('demo') || wanted('reports')) {
     target: '≥ 2 M rows/s, ≥ 25 % of SQL',
     met: d.figures.rowsPerSecond.median >= 2e6 && d.figures.rowsPerSecond.median >= 0.25 * d.figures.ceilingRowsPerSecond.median,
   });
+} else if (wanted('partners')) {
+  log(`partners: the reports' data set, partnerkit demo --clicks ${fmt(clicks)} (one load)…`);
+  demoData = await demoDataSet(clicks);
 }
 
 if (wanted('reports') && demoData) {
@@ -225,6 +243,21 @@ if (wanted('reports') && demoData) {
     });
   }
   record({ figure: 'server RSS after the reports', value: `${fmt(r.rssMiB)} MiB`, ceiling: '—', ratio: '—', target: '≤ 512 MiB', met: r.rssMiB <= 512 });
+}
+
+if (wanted('partners') && demoData) {
+  log('partners: the per-partner report beside the program report, 90 days, warm (20 runs each, interleaved)…');
+  const p = await benchPartnerReport(demoData.dataDir, demoData.programId);
+  results.partners = p;
+  const ratio = p.partners.median / p.program.median;
+  record({
+    figure: `per-partner report 90d warm (${fmt(p.rows)} partners)`,
+    value: `${spread(p.partners, 1)} ms`,
+    ceiling: `program report ${fmt(p.program.median, 1)} ms`,
+    ratio: `${ratio.toFixed(2)}×`,
+    target: '≤ 60 ms, ≤ 1.5× the program report',
+    met: p.partners.median <= 60 && ratio <= 1.5,
+  });
 }
 demoData?.remove();
 

@@ -15,8 +15,8 @@ export type SalesFigures = {
 };
 
 /** A program with CUSTOMERS attributed customers, provisioned through the running server. */
-export async function provision(url: string, adminToken: string, customers = CUSTOMERS) {
-  const program = await api(url, '/api/admin/programs', adminToken, { name: 'Bench' });
+export async function provision(url: string, adminToken: string, customers = CUSTOMERS, programFields: Record<string, unknown> = {}) {
+  const program = await api(url, '/api/admin/programs', adminToken, { name: 'Bench', ...programFields });
   const partner = await api(url, '/api/admin/partners', adminToken, { name: 'P', email: `p${Date.now()}@example.com` });
   const enrollment = await api(url, `/api/admin/programs/${program.id}/partners`, adminToken, { partnerId: partner.id });
   const clickIds: string[] = [];

@@ -11,6 +11,7 @@ import { adminRoutes } from './http/routes/admin.js';
 import { demoRoutes } from './http/routes/demo.js';
 import { payoutRoutes } from './http/routes/payouts.js';
 import { reportRoutes } from './http/routes/reports.js';
+import { scriptRoutes } from './http/routes/script.js';
 import { trackingRoutes } from './http/routes/tracking.js';
 import type { RateLimit } from './http/rate-limits.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
@@ -102,6 +103,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/healthz', { schema: { hide: true, response: { 200: health } } }, async () => ({ status: 'ok' as const, now: deps.clock.now().toISOString() }));
   if (openApi) app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(trackingRoutes(deps));
+  await app.register(scriptRoutes(deps));
   await app.register(reportRoutes(deps));
   await app.register(payoutRoutes(deps));
   await app.register(adminRoutes(deps), { prefix: '/api/admin' });

@@ -9,6 +9,7 @@ export default class ProgramCreate extends PartnerkitCommand {
     '<%= config.bin %> program create --name "Acme partners"',
     '<%= config.bin %> program create --name "Acme" --commission-flat-cents 500 --hold-days 14 --recurring-months 12',
     '<%= config.bin %> program create --name "Acme" --approval manual --min-payout-cents 5000',
+    '<%= config.bin %> program create --name "Acme partners" --landing-url https://shop.example.com/',
   ];
   static override flags = {
     name: Flags.string({ description: 'program name', required: true }),

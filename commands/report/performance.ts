@@ -1,7 +1,6 @@
 import { Args, Flags } from '@oclif/core';
-import { PartnerkitCommand, sessionTokenFlag } from '../../src/cli/base.js';
-import { performanceCsv, renderPerformance } from '../../src/cli/performance.js';
-import { DEFAULT_PERIOD, PERIODS, type Period } from '../../src/api/constants.js';
+import { PartnerkitCommand } from '../../src/cli/base.js';
+import { performanceCsv, renderPerformance, reportFlags, reportQuery } from '../../src/cli/performance.js';
 
 export default class ReportPerformance extends PartnerkitCommand {
   static override description =
@@ -14,17 +13,13 @@ export default class ReportPerformance extends PartnerkitCommand {
   ];
   static override args = { programId: Args.integer({ description: 'program id', required: true, min: 1 }) };
   static override flags = {
-    period: Flags.string({ description: 'the N days ending today, or everything since the program was created', options: [...PERIODS], default: DEFAULT_PERIOD }),
-    from: Flags.string({ description: 'start of a custom range: a date (whole UTC day) or an ISO 8601 date-time', dependsOn: ['to'] }),
-    to: Flags.string({ description: 'end of a custom range: a date (whole UTC day) or an ISO 8601 date-time', dependsOn: ['from'] }),
+    ...reportFlags,
     csv: Flags.boolean({ description: 'print CSV: a header line and one line per day', exclusive: ['json'] }),
-    'session-token': sessionTokenFlag,
   };
 
   async run() {
     const { args, flags } = await this.parse(ReportPerformance);
-    const query = flags.from === undefined ? { period: flags.period as Period } : { dateFrom: flags.from, dateTo: flags.to };
-    const report = await this.withClient(flags, { token: flags['session-token'] }, (client) => client.reports.performance(args.programId, query));
+    const report = await this.withClient(flags, { token: flags['session-token'] }, (client) => client.reports.performance(args.programId, reportQuery(flags)));
     if (flags.csv) this.log(performanceCsv(report));
     else this.log(renderPerformance(args.programId, report));
     return report;

@@ -22,6 +22,16 @@ const commissionInput = z
   });
 export type CommissionInput = z.output<typeof commissionInput>;
 
+/**
+ * Where the program's partner links send visitors (docs/behaviour.md §14.1): an absolute http(s)
+ * URL without user name or password, at most 2,048 characters, stored as the URL parser writes it.
+ */
+export const landingUrl = z
+  .url({ protocol: /^https?$/, normalize: true })
+  .max(2048)
+  // Runs after a failed URL check too (zod refinements do), so it must not assume a URL.
+  .refine((url) => !URL.canParse(url) || new URL(url).username + new URL(url).password === '', 'a landing URL carries no user name or password')
+  .describe("The program's landing page: partner links redirect there");
 
 /** A program's settings besides its commission; create gives them defaults, update changes the ones it names. */
 const programSettings = {
@@ -31,6 +41,7 @@ const programSettings = {
   recurringMonths: z.int().min(0).max(1200).nullable(),
   approval: z.enum(APPROVAL_MODES).describe('auto: pending commissions are approved when their hold ends; manual: by commission approve'),
   minPayoutCents: z.int().min(0).max(Number.MAX_SAFE_INTEGER).describe('A balance below it waits for a later payout'),
+  landingUrl: landingUrl.nullable(),
 };
 
 export const createProgramRequestSchema = z.intersection(
@@ -41,6 +52,7 @@ export const createProgramRequestSchema = z.intersection(
     recurringMonths: programSettings.recurringMonths.default(null),
     approval: programSettings.approval.default('auto'),
     minPayoutCents: programSettings.minPayoutCents.default(0),
+    landingUrl: programSettings.landingUrl.default(null),
   }),
   commissionInput,
 );
@@ -99,6 +111,7 @@ export const programSchema = z.object({
   productRules: z.array(productRuleSchema),
   approval: z.enum(APPROVAL_MODES),
   minPayoutCents: z.int(),
+  landingUrl: z.string().nullable(),
 });
 
 export const createdProgramSchema = programSchema.extend({

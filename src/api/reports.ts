@@ -25,6 +25,12 @@ const performanceDaySchema = z.object({
   commission: z.number(),
 });
 
+const reportMetaSchema = z.object({
+  period: z.enum([...PERIODS, 'custom']),
+  dateFrom: z.string(),
+  dateTo: z.string(),
+});
+
 export const performanceReportSchema = z.object({
   data: z.array(performanceDaySchema),
   metrics: z.object({
@@ -47,15 +53,28 @@ export const performanceReportSchema = z.object({
     commissionTrend: trendSchema,
     refundedTrend: trendSchema,
   }),
-  meta: z.object({
-    period: z.enum([...PERIODS, 'custom']),
-    dateFrom: z.string(),
-    dateTo: z.string(),
-    previousPeriod: z.object({ dateFrom: z.string(), dateTo: z.string() }),
-  }),
+  meta: reportMetaSchema.extend({ previousPeriod: z.object({ dateFrom: z.string(), dateTo: z.string() }) }),
 });
+
+const partnerRowSchema = z.object({
+  partnerId: z.number().int(),
+  name: z.string(),
+  refCode: z.string(),
+  clicks: z.number().int(),
+  leads: z.number().int().describe('Customers signed up in the period whose status is still lead (as the program report\'s totalLeads)'),
+  conversions: z.number().int(),
+  sales: z.number().int(),
+  revenue: z.number(),
+  commission: z.number(),
+  conversionRate: z.number().describe('conversions × 100 ÷ clicks, 2 decimals; 0 without clicks'),
+});
+
+/** Every partner of the program over the period, by revenue then clicks; the columns add up to the program report's totals. */
+export const partnerReportSchema = z.object({ data: z.array(partnerRowSchema), meta: reportMetaSchema });
 
 export type PerformanceQuery = z.input<typeof performanceQuerySchema>;
 export type Trend = z.output<typeof trendSchema>;
 export type PerformanceDay = z.output<typeof performanceDaySchema>;
 export type PerformanceReport = z.output<typeof performanceReportSchema>;
+export type PartnerReportRow = z.output<typeof partnerRowSchema>;
+export type PartnerReport = z.output<typeof partnerReportSchema>;

@@ -28,6 +28,11 @@ export abstract class PartnerkitCommand extends Command {
     return dataDir(flags['data-dir']);
   }
 
+  /** The server the command talks to over HTTP (--url, PARTNERKIT_URL, or the one holding the data dir); undefined in-process. */
+  protected serverUrl(flags: { 'data-dir'?: string; url?: string }): string | undefined {
+    return flags.url ?? runningServer(this.dataDir(flags))?.url;
+  }
+
   /**
    * Runs `fn` with a client. `token` defaults to the instance admin token of the data dir
    * (or PARTNERKIT_ADMIN_TOKEN for a remote server).
@@ -38,7 +43,7 @@ export abstract class PartnerkitCommand extends Command {
     fn: (client: PartnerkitClient) => Promise<T>,
   ): Promise<T> {
     const dir = this.dataDir(flags);
-    const remoteUrl = flags.url ?? runningServer(dir)?.url;
+    const remoteUrl = this.serverUrl(flags);
     if (remoteUrl) {
       const token = credentials.token ?? process.env.PARTNERKIT_ADMIN_TOKEN ?? readAdminToken(dir);
       return fn(new PartnerkitClient({ transport: fetchTransport(remoteUrl, httpFetch), apiKey: credentials.apiKey, token }));

@@ -1,5 +1,21 @@
-import type { PerformanceDay, PerformanceReport, Trend } from '../api/index.js';
+import { Flags } from '@oclif/core';
+import { DEFAULT_PERIOD, PERIODS, type Period } from '../api/constants.js';
+import type { PartnerReport, PartnerReportRow, PerformanceDay, PerformanceQuery, PerformanceReport, Trend } from '../api/index.js';
 import { formatCount as count, formatMoney as money, renderTable, type Column } from './output.js';
+import { sessionTokenFlag } from './base.js';
+
+/** The flags both report commands take: the report endpoints' query, the output, and the credential. */
+export const reportFlags = {
+  period: Flags.string({ description: 'the N days ending today, or everything since the program was created', options: [...PERIODS], default: DEFAULT_PERIOD }),
+  from: Flags.string({ description: 'start of a custom range: a date (whole UTC day) or an ISO 8601 date-time', dependsOn: ['to'] }),
+  to: Flags.string({ description: 'end of a custom range: a date (whole UTC day) or an ISO 8601 date-time', dependsOn: ['from'] }),
+  'session-token': sessionTokenFlag,
+};
+
+/** The endpoints' query from the flags: a custom range when given, else the period. */
+export function reportQuery(flags: { period: string; from?: string; to?: string }): PerformanceQuery {
+  return flags.from === undefined ? { period: flags.period as Period } : { dateFrom: flags.from, dateTo: flags.to };
+}
 
 const ARROWS: Record<Trend['trendDirection'], string> = { up: '▲', down: '▼', stable: '■' };
 
@@ -75,4 +91,49 @@ export function performanceCsv(report: PerformanceReport): string {
     CSV_FIELDS.map((field) => (field === 'revenue' || field === 'commission' ? d[field].toFixed(2) : String(d[field]))).join(','),
   );
   return [CSV_FIELDS.join(','), ...lines].join('\n');
+}
+
+/** The widest the partner column may grow before names wrap, so the table stays within 100 columns. */
+const PARTNER_COLUMN_MAX = 20;
+
+const partnerCell = (r: PartnerReportRow) => `${r.name}\nid ${r.partnerId} · ${r.refCode}`;
+
+const partnerColumns: Column<PartnerReportRow>[] = [
+  { header: 'Partner\nid · ref code', value: partnerCell },
+  { header: 'Clicks', value: (r) => count(r.clicks), align: 'right' },
+  { header: 'Leads', value: (r) => count(r.leads), align: 'right' },
+  { header: 'Conv-\nersions', value: (r) => count(r.conversions), align: 'right' },
+  { header: 'Sales', value: (r) => count(r.sales), align: 'right' },
+  { header: 'Revenue', value: (r) => money(r.revenue), align: 'right' },
+  { header: 'Commis-\nsion', value: (r) => money(r.commission), align: 'right' },
+  { header: 'Conv.\nrate', value: (r) => `${r.conversionRate.toFixed(2)}%`, align: 'right' },
+];
+
+/**
+ * The per-partner report as text: a heading with the period, one row per partner (the first
+ * `shown` of `total`), at most 100 columns wide for a 10-million-click demo: the name and the
+ * partner's id and referral code share a column that wraps long names.
+ */
+export function renderPartnerReport(programId: number, report: PartnerReport, total = report.data.length): string {
+  const { meta } = report;
+  const widest = Math.max(...report.data.flatMap((r) => partnerCell(r).split('\n').map((line) => line.length)), 'Partner'.length);
+  const lines = [`Program ${programId} partners, ${meta.period}: ${span(meta.dateFrom, meta.dateTo)} (UTC), by revenue`];
+  if (report.data.length === 0) return [...lines, 'No partners.'].join('\n');
+  lines.push(renderTable(partnerColumns, report.data, { colWidths: [Math.min(widest, PARTNER_COLUMN_MAX) + 2] }));
+  if (total > report.data.length) lines.push(`… ${count(total - report.data.length)} more (--limit)`);
+  return lines.join('\n');
+}
+
+const PARTNER_CSV_FIELDS = ['partnerId', 'name', 'refCode', 'clicks', 'leads', 'conversions', 'sales', 'revenue', 'commission', 'conversionRate'] as const;
+
+/** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
+const csvField = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
+
+/** A header line and one line per partner; money and the rate with two decimals. */
+export function partnerReportCsv(report: PartnerReport): string {
+  const text = (r: PartnerReportRow, field: (typeof PARTNER_CSV_FIELDS)[number]) => {
+    const value = r[field];
+    return field === 'revenue' || field === 'commission' || field === 'conversionRate' ? (value as number).toFixed(2) : csvField(String(value));
+  };
+  return [PARTNER_CSV_FIELDS.join(','), ...report.data.map((r) => PARTNER_CSV_FIELDS.map((f) => text(r, f)).join(','))].join('\n');
 }

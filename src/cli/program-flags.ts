@@ -15,6 +15,7 @@ export const programSettingFlags = {
   'every-renewal': Flags.boolean({ description: 'every renewal earns commission (the default)' }),
   approval: Flags.string({ description: 'auto: commissions are approved when their hold ends (default); manual: by commission approve', options: [...APPROVAL_MODES] }),
   'min-payout-cents': Flags.integer({ description: 'a balance below it waits for a later payout (default 0)', min: 0 }),
+  'landing-url': Flags.string({ description: 'the page partner links send visitors to (http or https); "" clears it' }),
 };
 
 type SettingFlags = {
@@ -26,6 +27,7 @@ type SettingFlags = {
   'every-renewal'?: boolean;
   approval?: string;
   'min-payout-cents'?: number;
+  'landing-url'?: string;
 };
 
 /** The request fields of the flags given; a flag not given is left out. */
@@ -38,5 +40,6 @@ export function programSettings(flags: SettingFlags): Omit<UpdateProgramRequest,
     recurringMonths: flags['every-renewal'] ? null : flags['recurring-months'],
     approval: flags.approval as Approval | undefined,
     minPayoutCents: flags['min-payout-cents'],
+    landingUrl: flags['landing-url'] === undefined ? undefined : flags['landing-url'] || null,
   };
 }

@@ -30,6 +30,7 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
     recurringMonths: null,
     approval: 'auto',
     minPayoutCents: 0,
+    landingUrl: null,
   });
   await provisioning.setMembership(deps, program.id, DEMO_MEMBER_EMAIL, 'active');
   const session = await provisioning.createSession(deps, DEMO_MEMBER_EMAIL, 24);

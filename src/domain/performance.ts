@@ -3,8 +3,9 @@ import { addDays } from 'date-fns/addDays';
 import { differenceInCalendarDays } from 'date-fns/differenceInCalendarDays';
 import { endOfDay } from 'date-fns/endOfDay';
 import { startOfDay } from 'date-fns/startOfDay';
-import { DEFAULT_PERIOD, type Period, type PerformanceQuery, type PerformanceReport, type Trend } from '../api/index.js';
+import { DEFAULT_PERIOD, type PartnerReport, type Period, type PerformanceQuery, type PerformanceReport, type Trend } from '../api/index.js';
 import { invalidRequest } from '../errors.js';
+import type { Sql } from '../store/db.js';
 import * as reports from '../store/reports.js';
 import type { PerformanceTotals } from '../store/reports.js';
 import type { Deps } from './deps.js';
@@ -115,7 +116,7 @@ export function buildReport(window: ReportWindow, days: reports.PerformanceDayRo
       totalLeads: current.leadStatus,
       totalConversions: current.conversions,
       totalRevenue: dollars(current.revenueCents),
-      conversionRate: current.clicks === 0 ? 0 : roundedRatio(current.conversions * 100, current.clicks, 2),
+      conversionRate: conversionRate(current.conversions, current.clicks),
       averageOrderValue: current.conversions === 0 ? 0 : roundedRatio(current.revenueCents, current.conversions * 100, 2),
       totalPartners: current.partners,
       totalSales: current.sales,
@@ -139,13 +140,55 @@ export function buildReport(window: ReportWindow, days: reports.PerformanceDayRo
   };
 }
 
-/** GET /api/tracking/performance/:programId after authentication and validation: 404, 403, then the report. */
-export async function performanceReport({ store, clock }: Deps, viewer: Viewer, programId: number, query: PerformanceQuery): Promise<PerformanceReport> {
+/** The conversion rate of a count of clicks: conversions × 100 ÷ clicks, 2 decimals, 0 without clicks (docs/behaviour.md §5.6). */
+function conversionRate(conversions: number, clicks: number): number {
+  return clicks === 0 ? 0 : roundedRatio(conversions * 100, clicks, 2);
+}
+
+/**
+ * A program's report after authentication and validation: the query (400), the program (404) and
+ * the viewer's membership (403) checked in that order, then `build` over the report's windows, on
+ * one reader.
+ */
+function programReport<T>(
+  { store, clock }: Deps,
+  viewer: Viewer,
+  programId: number,
+  query: PerformanceQuery,
+  build: (sql: Sql, window: ReportWindow) => Promise<T>,
+): Promise<T> {
   const range = requestedRange(query);
   return store.read(async (sql) => {
     const program = await viewedProgram(store, sql, viewer, programId);
-    const window = reportWindow(range, clock.now(), program.created_at);
+    return build(sql, reportWindow(range, clock.now(), program.created_at));
+  });
+}
+
+/** GET /api/tracking/performance/:programId after authentication and validation: 404, 403, then the report. */
+export function performanceReport(deps: Deps, viewer: Viewer, programId: number, query: PerformanceQuery): Promise<PerformanceReport> {
+  return programReport(deps, viewer, programId, query, async (sql, window) => {
     const { days, current, previous } = await reports.performance(sql, programId, window);
     return buildReport(window, days, current, previous);
   });
+}
+
+/** The per-partner report's body from its rows (docs/behaviour.md §14.5): counts as stored, money in dollars. */
+export function buildPartnerReport(window: ReportWindow, rows: reports.PartnerTotals[]): PartnerReport {
+  return {
+    data: rows.map(({ leadStatus, revenueCents, commissionCents, ...counts }) => ({
+      ...counts,
+      leads: leadStatus,
+      revenue: dollars(revenueCents),
+      commission: dollars(commissionCents),
+      conversionRate: conversionRate(counts.conversions, counts.clicks),
+    })),
+    meta: { period: window.period, dateFrom: window.from.toISOString(), dateTo: window.to.toISOString() },
+  };
+}
+
+/** GET /api/tracking/performance/:programId/partners: the program report's credential, periods and errors, a row per partner. */
+export function partnerReport(deps: Deps, viewer: Viewer, programId: number, query: PerformanceQuery): Promise<PartnerReport> {
+  return programReport(deps, viewer, programId, query, async (sql, window) =>
+    buildPartnerReport(window, await reports.partnerPerformance(sql, programId, window)),
+  );
 }

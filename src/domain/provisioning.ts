@@ -33,6 +33,7 @@ function programView(p: ProgramRow, rules: ProductRuleRow[]): Program {
     productRules: rules.map(ruleView),
     approval: p.approval,
     minPayoutCents: p.min_payout_cents,
+    landingUrl: p.landing_url,
   };
 }
 
@@ -52,6 +53,7 @@ export type NewProgram = {
   recurringMonths: number | null;
   approval: Approval;
   minPayoutCents: number;
+  landingUrl: string | null;
 };
 
 export async function createProgram({ store, clock }: Deps, input: NewProgram) {
@@ -70,6 +72,7 @@ export async function createProgram({ store, clock }: Deps, input: NewProgram) {
         created_at: now,
         approval: input.approval,
         min_payout_cents: input.minPayoutCents,
+        landing_url: input.landingUrl,
       };
       await programs.insertProgram(sql, row);
       const live = await issueKey({ store, clock }, sql, row.id, 'live');
@@ -112,6 +115,7 @@ export async function updateProgram({ store, clock }: Deps, id: number, changes:
         recurring_months: changes.recurringMonths === undefined ? current.recurring_months : changes.recurringMonths,
         approval: changes.approval ?? current.approval,
         min_payout_cents: changes.minPayoutCents ?? current.min_payout_cents,
+        landing_url: changes.landingUrl === undefined ? current.landing_url : changes.landingUrl,
       };
       if (current.approval === 'auto' && next.approval === 'manual') await storeAutomaticApprovals(sql, id, clock.now());
       await programs.updateProgram(sql, id, next);

@@ -110,7 +110,7 @@ export async function recordRefunds(deps: Deps, sql: Sql, batch: PendingRefund[]
     sale.refunded_cents += cents;
     const live = refund.mode === 'live';
     rows.push({
-      id, refund_key: key, program_id: refund.programId, mode: refund.mode, refund_id: refund.refundId, sale_id: sale.id, amount_cents: cents,
+      id, refund_key: key, program_id: refund.programId, mode: refund.mode, refund_id: refund.refundId, sale_id: sale.id, partner_program_id: sale.partner_program_id, amount_cents: cents,
       currency: sale.currency, reason: refund.reason, source: refund.source, completes_sale: sale.refunded_cents === sale.amount_cents,
       paid_at: live ? sale.paid_at : null, received_at: now,
     });

@@ -1,9 +1,9 @@
 import type {
   ApiKey, ApproveCommissionsRequest, ClickRequest, ClickResult, Commission, CommissionStatus, CreateApiKeyRequest, CreatedApiKey, CreatedProgram,
   CreatePartnerRequest, CreateProgramRequest, CreateSessionRequest, DemoProgress, DemoRequest, DemoResult, DemoStreamLine, EnrollPartnerRequest,
-  Enrollment, ExportFormat, Health, LeadRequest, LeadResult, LiveSaleResult, MemberRequest, Membership, Partner, Payout, PayoutBatch,
-  PayoutPreview, PayoutStatus, PerformanceQuery, PerformanceReport, ProductRule, ProductRuleRequest, Program, RefundRequest, RefundResult,
-  RejectCommissionsRequest, RetiredApiKey, SaleRequest, SaleResult, Session, SkipReason,
+  Enrollment, ExportFormat, Health, LeadRequest, LeadResult, LiveSaleResult, MemberRequest, Membership, Partner, PartnerLinks, PartnerReport,
+  Payout, PayoutBatch, PayoutPreview, PayoutStatus, PerformanceQuery, PerformanceReport, ProductRule, ProductRuleRequest, Program, RefundRequest,
+  RefundResult, RejectCommissionsRequest, RetiredApiKey, SaleRequest, SaleResult, Session, SkipReason,
   UpdatePartnerRequest, UpdateProgramRequest, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
 } from '../api/index.js';
 // The export's headers: constants of the API that load no schema (the SDK loads no zod).
@@ -208,6 +208,8 @@ export class PartnerkitClient {
     update: (partnerId: number, body: UpdatePartnerRequest) => this.patch<Partner>(`/api/admin/partners/${partnerId}`, body),
     /** POST /api/admin/programs/:programId/partners: the enrollment carries the referral code. */
     enroll: (programId: number, body: EnrollPartnerRequest) => this.post<Enrollment>(`/api/admin/programs/${programId}/partners`, body),
+    /** GET /api/admin/programs/:programId/partners/:partnerId: the referral code, the link's path on the server, the via link. */
+    links: (programId: number, partnerId: number) => this.get<PartnerLinks>(`/api/admin/programs/${programId}/partners/${partnerId}`),
   };
 
   readonly members = {
@@ -290,5 +292,8 @@ export class PartnerkitClient {
     /** GET /api/tracking/performance/:programId with a dashboard session token (or the admin token). */
     performance: (programId: number, query: PerformanceQuery = {}) =>
       this.get<PerformanceReport>(withQuery(`/api/tracking/performance/${programId}`, query)),
+    /** GET /api/tracking/performance/:programId/partners: a row per partner, by revenue; the same credentials and query. */
+    partners: (programId: number, query: PerformanceQuery = {}) =>
+      this.get<PartnerReport>(withQuery(`/api/tracking/performance/${programId}/partners`, query)),
   };
 }

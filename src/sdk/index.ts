@@ -8,8 +8,9 @@ export { fetchTransport, NetworkError, type ApiRequest, type ApiResponse, type T
 export type {
   ApiKey, ClickRequest, ClickResult, CommissionStatus, CommissionTerms, CreateApiKeyRequest, CreatedApiKey, CreatedProgram, CreatePartnerRequest,
   CreateProgramRequest, CreateSessionRequest, DemoRequest, DemoResult, EnrollPartnerRequest, Enrollment, LeadRequest, LeadResult,
-  LiveSaleResult, MemberRequest, Membership, Partner, PerformanceDay, PerformanceQuery, PerformanceReport, Period, ProductRule,
-  ProductRuleRequest, Program, RefundRequest, RefundResult, RetiredApiKey, SaleRequest, SaleResult, Session, TestSaleResult, Trend, WebhookEvent, WebhookEventsQuery,
+  LiveSaleResult, MemberRequest, Membership, Partner, PartnerLinks, PartnerReport, PartnerReportRow, PerformanceDay, PerformanceQuery,
+  PerformanceReport, Period, ProductRule, ProductRuleRequest, Program, RefundRequest, RefundResult, RetiredApiKey, SaleRequest, SaleResult,
+  Session, TestSaleResult, Trend, WebhookEvent, WebhookEventsQuery,
   WebhookResult, WebhookSecret, WebhookSecretRequest,
 } from '../api/index.js';
 export { trackSaleFromInvoice, type InvoiceSale, type InvoiceSkipReason, type StripeInvoice } from './invoice.js';

@@ -17,12 +17,15 @@ export type ProgramRow = {
   created_at: Date;
   approval: Approval;
   min_payout_cents: number;
+  /** Where partner links send visitors; null until set (docs/behaviour.md §14.1). */
+  landing_url: string | null;
 };
 
 /** What `program update` can change: every setting of `program create`. */
 export type ProgramSettings = Pick<
   ProgramRow,
   'name' | 'commission_type' | 'commission_value' | 'attribution_window_days' | 'hold_days' | 'recurring_months' | 'approval' | 'min_payout_cents'
+  | 'landing_url'
 >;
 
 export type ProductRuleRow = {
@@ -36,19 +39,21 @@ export type ProductRuleRow = {
 export async function insertProgram(sql: Sql, p: ProgramRow): Promise<void> {
   await sql.run(
     `INSERT INTO programs (id, name, commission_type, commission_value, attribution_window_days, hold_days,
-       recurring_months, webhook_secret, created_at, approval, min_payout_cents) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+       recurring_months, webhook_secret, created_at, approval, min_payout_cents, landing_url) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
     [p.id, p.name, p.commission_type, p.commission_value, p.attribution_window_days, p.hold_days,
-      p.recurring_months, p.webhook_secret, p.created_at, p.approval, p.min_payout_cents],
+      p.recurring_months, p.webhook_secret, p.created_at, p.approval, p.min_payout_cents, p.landing_url],
   );
 }
 
 export async function updateProgram(sql: Sql, id: number, s: ProgramSettings): Promise<void> {
   await sql.run(
     `UPDATE programs SET name = $2, commission_type = $3, commission_value = $4, attribution_window_days = $5, hold_days = $6,
-       recurring_months = $7, approval = $8, min_payout_cents = $9 WHERE id = $1`,
-    [id, s.name, s.commission_type, s.commission_value, s.attribution_window_days, s.hold_days, s.recurring_months, s.approval, s.min_payout_cents],
+       recurring_months = $7, approval = $8, min_payout_cents = $9, landing_url = $10 WHERE id = $1`,
+    [id, s.name, s.commission_type, s.commission_value, s.attribution_window_days, s.hold_days, s.recurring_months, s.approval, s.min_payout_cents,
+      s.landing_url],
   );
 }
+
 
 export function findProgram(sql: Sql, id: number): Promise<ProgramRow | undefined> {
   return sql.one<ProgramRow>('SELECT * FROM programs WHERE id = $1', [id]);

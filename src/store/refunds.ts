@@ -10,6 +10,8 @@ export type RefundRow = {
   mode: SaleMode;
   refund_id: string;
   sale_id: number;
+  /** The sale's enrollment; null for a test refund. */
+  partner_program_id: number | null;
   amount_cents: number;
   currency: string;
   reason: string | null;
@@ -23,7 +25,7 @@ export type RefundRow = {
 
 const REFUND_COLUMNS: Columns<RefundRow & { paid_day: Date | null; day: Date | null }> = [
   ['id', 'BIGINT'], ['refund_key', 'VARCHAR'], ['program_id', 'BIGINT'], ['mode', 'VARCHAR'], ['refund_id', 'VARCHAR'], ['sale_id', 'BIGINT'],
-  ['amount_cents', 'BIGINT'], ['currency', 'VARCHAR'], ['reason', 'VARCHAR'], ['source', 'VARCHAR'], ['completes_sale', 'BOOLEAN'],
+  ['partner_program_id', 'BIGINT'], ['amount_cents', 'BIGINT'], ['currency', 'VARCHAR'], ['reason', 'VARCHAR'], ['source', 'VARCHAR'], ['completes_sale', 'BOOLEAN'],
   ['paid_at', 'TIMESTAMP'], ['paid_day', 'DATE'], ['received_at', 'TIMESTAMP'], ['day', 'DATE'],
 ];
 
@@ -48,6 +50,8 @@ export async function findRefunds(sql: Sql, keys: string[]): Promise<Map<string,
 export type RefundableSale = {
   id: number;
   program_id: number;
+  /** The enrollment the sale is attributed to; null for a test sale. */
+  partner_program_id: number | null;
   amount_cents: number;
   currency: string;
   /** occurred_at, else received_at (a test sale: received_at). */
@@ -56,9 +60,9 @@ export type RefundableSale = {
 };
 
 // A test sale may have been recorded without an amount: it has nothing to refund.
-const SALE_TABLES: Record<SaleMode, { table: string; amount: string; paidAt: string }> = {
-  live: { table: 'sale_events', amount: 's.amount_cents', paidAt: 'coalesce(s.occurred_at, s.received_at)' },
-  test: { table: 'test_sale_events', amount: 'coalesce(s.amount_cents, 0)', paidAt: 's.received_at' },
+const SALE_TABLES: Record<SaleMode, { table: string; amount: string; paidAt: string; enrollment: string }> = {
+  live: { table: 'sale_events', amount: 's.amount_cents', paidAt: 'coalesce(s.occurred_at, s.received_at)', enrollment: 's.partner_program_id' },
+  test: { table: 'test_sale_events', amount: 'coalesce(s.amount_cents, 0)', paidAt: 's.received_at', enrollment: 'NULL' },
 };
 
 /**
@@ -67,9 +71,9 @@ const SALE_TABLES: Record<SaleMode, { table: string; amount: string; paidAt: str
  */
 export function findRefundableSales(sql: Sql, mode: SaleMode, ids: number[]): Promise<RefundableSale[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  const { table, amount, paidAt } = SALE_TABLES[mode];
+  const { table, amount, paidAt, enrollment } = SALE_TABLES[mode];
   return sql.all<RefundableSale>(
-    `SELECT s.id, s.program_id, ${amount} AS amount_cents, s.currency, ${paidAt} AS paid_at,
+    `SELECT s.id, s.program_id, ${enrollment} AS partner_program_id, ${amount} AS amount_cents, s.currency, ${paidAt} AS paid_at,
        CAST(coalesce((SELECT sum(r.amount_cents) FROM refunds r WHERE r.mode = $2 AND r.sale_id = s.id), 0) AS BIGINT) AS refunded_cents
      FROM ${table} s WHERE s.id = ANY($1::BIGINT[])`,
     [list(ids), mode],

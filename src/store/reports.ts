@@ -29,34 +29,39 @@ const MONEY = ['revenueCents', 'commissionCents', 'refundedCents'] as const;
 
 /**
  * Where each metric comes from (docs/behaviour.md §5.5): its table, the instant that dates it, the
- * stored UTC day of that instant, and its filter. Test data never counts: test clicks have no day
- * (migration 003), so every filter on the day leaves them out; test sales live in their own table.
+ * stored UTC day of that instant, its filter, and the column naming the partner's enrollment (the
+ * per-partner report splits every source that has one; docs/behaviour.md §14.5). Test data never
+ * counts: test clicks have no day (migration 003), so every filter on the day leaves them out; test
+ * sales live in their own table. A new source of a metric goes here, once, for both reports.
  */
-const SOURCES = [
-  { sums: 'count(*) AS clicks', table: 'clicks', at: 'created_at', day: 'day', where: 'true' },
+const SOURCES: Array<{ sums: string; table: string; at: string; day: string; where: string; enrollment: string | null }> = [
+  { sums: 'count(*) AS clicks', table: 'clicks', at: 'created_at', day: 'day', where: 'true', enrollment: 'partner_program_id' },
   {
     sums: `count(*) AS leads, count(*) FILTER (WHERE status = 'lead') AS "leadStatus"`,
     // Every customer is a lead or a conversion (the table's CHECK), so no status filter: it cost a
     // fifth of the report at a million customers.
-    table: 'customers', at: 'signup_date', day: 'signup_day', where: 'true',
+    table: 'customers', at: 'signup_date', day: 'signup_day', where: 'true', enrollment: 'partner_program_id',
   },
-  { sums: 'count(*) AS conversions', table: 'customers', at: 'first_purchase_date', day: 'first_purchase_day', where: "status = 'conversion'" },
+  {
+    sums: 'count(*) AS conversions',
+    table: 'customers', at: 'first_purchase_date', day: 'first_purchase_day', where: "status = 'conversion'", enrollment: 'partner_program_id',
+  },
   {
     sums: 'sum(amount_cents) AS "revenueCents", count(*) AS sales',
-    table: 'sale_events', at: 'coalesce(occurred_at, received_at)', day: 'paid_day', where: "status = 'paid'",
+    table: 'sale_events', at: 'coalesce(occurred_at, received_at)', day: 'paid_day', where: "status = 'paid'", enrollment: 'partner_program_id',
   },
   // Refunds net revenue, and a completed one takes its sale out of the count, on the sale's own day:
-  // an append-only table carrying that day, so no sale row is ever updated (docs/behaviour.md §12.9).
-  // Test refunds have no days.
+  // an append-only table carrying that day and the sale's enrollment, so no sale row is ever updated
+  // (docs/behaviour.md §12.9). Test refunds have no days.
   {
     sums: '-sum(amount_cents) AS "revenueCents", -count(*) FILTER (WHERE completes_sale) AS sales',
-    table: 'refunds', at: 'paid_at', day: 'paid_day', where: 'true',
+    table: 'refunds', at: 'paid_at', day: 'paid_day', where: 'true', enrollment: 'partner_program_id',
   },
-  { sums: 'sum(amount_cents) AS "refundedCents"', table: 'refunds', at: 'received_at', day: 'day', where: 'true' },
-  { sums: 'count(*) AS partners', table: 'partner_programs', at: 'created_at', day: 'CAST(created_at AS DATE)', where: 'true' },
+  { sums: 'sum(amount_cents) AS "refundedCents"', table: 'refunds', at: 'received_at', day: 'day', where: 'true', enrollment: 'partner_program_id' },
+  { sums: 'count(*) AS partners', table: 'partner_programs', at: 'created_at', day: 'CAST(created_at AS DATE)', where: 'true', enrollment: null },
   {
     sums: 'sum(amount_cents) AS "commissionCents"',
-    table: 'commissions', at: 'created_at', day: 'day', where: "status NOT IN ('reversed', 'rejected')",
+    table: 'commissions', at: 'created_at', day: 'day', where: "status NOT IN ('reversed', 'rejected')", enrollment: 'partner_program_id',
   },
 ];
 
@@ -136,4 +141,66 @@ export async function performance(
     days.push(row);
   }
   return { days, current, previous };
+}
+
+/** One partner's row of the per-partner report: what its enrollment's events sum to in the window. */
+export type PartnerTotals = {
+  partnerId: number;
+  name: string;
+  refCode: string;
+  clicks: number;
+  /** Customers signed up whose status is still lead, as the program report's `totalLeads`. */
+  leadStatus: number;
+  conversions: number;
+  sales: number;
+  revenueCents: bigint;
+  commissionCents: bigint;
+};
+
+const PARTNER_COUNTS = ['clicks', 'leadStatus', 'conversions', 'sales'] as const;
+/** The per-partner row has no refunded total (docs/behaviour.md §14.5): refunds net its revenue. */
+const PARTNER_MONEY = ['revenueCents', 'commissionCents'] as const;
+// The refunded total has no place in a partner's row; every other source with an enrollment splits.
+const BY_ENROLLMENT = SOURCES.filter((s) => s.enrollment !== null && !s.sums.includes('refundedCents'));
+
+/** Each source summed per enrollment where `inRange` holds, with a sign: the edges are subtracted. */
+const perEnrollment = (sign: 1 | -1, inRange: (s: (typeof SOURCES)[number]) => string) =>
+  BY_ENROLLMENT.map(
+    (s) => `SELECT ${sign} AS sign, ${s.enrollment} AS enrollment, ${s.sums} FROM ${s.table} WHERE program_id = $1 AND ${inRange(s)} AND ${s.where} GROUP BY ALL`,
+  ).join('\n  UNION ALL BY NAME\n  ');
+const signedSum = (type: string) => (m: string) => `CAST(coalesce(sum(sign * "${m}"), 0) AS ${type}) AS "${m}"`;
+
+/*
+ * One round trip, the program report's sources split by enrollment: each summed over the window's
+ * stored UTC days ($2 … $3, pruned by zone maps without reading an instant), less the parts of the
+ * first day before the start $4 and of the last day after the end $5, read by instant from one
+ * day's row groups. Every enrollment of the program gets a row, with zeros when nothing happened;
+ * since every event belongs to exactly one enrollment of its program, the rows add up to the
+ * program report's totals.
+ */
+const PARTNERS_SQL = `
+WITH
+parts AS (
+  ${perEnrollment(1, (s) => `${s.day} BETWEEN $2 AND $3`)}
+  UNION ALL BY NAME
+  ${perEnrollment(-1, (s) => `${s.day} = $2 AND ${s.at} < $4`)}
+  UNION ALL BY NAME
+  ${perEnrollment(-1, (s) => `${s.day} = $3 AND ${s.at} > $5`)}
+),
+sums AS (
+  SELECT enrollment, ${[...PARTNER_COUNTS.map(signedSum('BIGINT')), ...PARTNER_MONEY.map(signedSum('HUGEINT'))].join(', ')}
+  FROM parts GROUP BY enrollment
+)
+SELECT e.partner_id AS "partnerId", p.name, e.ref_code AS "refCode",
+  ${[...PARTNER_COUNTS, ...PARTNER_MONEY].map((m) => `coalesce(s."${m}", 0) AS "${m}"`).join(', ')}
+FROM partner_programs e
+JOIN partners p ON p.id = e.partner_id
+LEFT JOIN sums s ON s.enrollment = e.id
+WHERE e.program_id = $1
+ORDER BY "revenueCents" DESC, clicks DESC, "partnerId"
+`;
+
+/** Every partner of the program with its totals over the window, by revenue, then clicks, then partner id. */
+export function partnerPerformance(sql: Sql, programId: number, w: Pick<PerformanceWindows, 'from' | 'to'>): Promise<PartnerTotals[]> {
+  return sql.all<PartnerTotals>(PARTNERS_SQL, [programId, dayValue(w.from), dayValue(w.to), w.from, w.to]);
 }

@@ -240,3 +240,61 @@ describe('partnerkit report performance', () => {
     expect(JSON.parse(missing.stdout).error).toMatchObject({ code: 'not_found', status: 404 });
   });
 });
+
+describe('partnerkit report partners', () => {
+  type Row = { partnerId: number; name: string; refCode: string; clicks: number; leads: number; conversions: number; sales: number; revenue: number; commission: number; conversionRate: number };
+
+  test("--json prints the endpoint body: every partner by revenue, adding up to the program report's totals", async () => {
+    const body = JSON.parse((await cli(dataDir, ['report', 'partners', '1', '--json'])).stdout) as { data: Row[]; meta: object };
+    expect(body.meta).toEqual({ period: '7d', dateFrom: '2026-03-04T00:00:00.000Z', dateTo: '2026-03-10T23:59:59.999Z' });
+    expect(body.data).toHaveLength(demo.counts.partners);
+    const revenues = body.data.map((r) => r.revenue);
+    expect(revenues).toEqual([...revenues].sort((a, b) => b - a));
+    const now = totals(events, '2026-03-04', '2026-03-10');
+    const sum = (field: keyof Row) => body.data.reduce((total, r) => total + Math.round(Number(r[field]) * 100), 0) / 100;
+    expect([sum('clicks'), sum('leads'), sum('conversions'), sum('sales'), sum('revenue'), sum('commission')]).toEqual([
+      now.clicks, now.leadStatus, now.conversions, now.sales, now.revenueCents / 100, now.commissionCents / 100,
+    ]);
+  });
+
+  test('the table: a row per partner with its id and referral code, within 100 columns; --limit shows the first N', async () => {
+    const rows = (JSON.parse((await cli(dataDir, ['report', 'partners', '1', '--period', 'all', '--json'])).stdout) as { data: Row[] }).data;
+    const { stdout, code } = await cli(dataDir, ['report', 'partners', '1', '--period', 'all', '--limit', '3']);
+    expect(code).toBe(0);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe('Program 1 partners, all: 2026-03-01 – 2026-03-10 (UTC), by revenue');
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(100);
+    for (const r of rows.slice(0, 3)) {
+      const at = lines.findIndex((l) => l.startsWith(`│ ${r.name} `));
+      const cells = lines[at].split('│').slice(1, -1).map((c) => c.trim().replace(/,/g, ''));
+      expect(cells).toEqual([
+        r.name, String(r.clicks), String(r.leads), String(r.conversions), String(r.sales), r.revenue.toFixed(2), r.commission.toFixed(2), `${r.conversionRate.toFixed(2)}%`,
+      ]);
+      expect(lines[at + 1]).toContain(`id ${r.partnerId} · ${r.refCode}`);
+    }
+    expect(lines.filter((l) => /^│ id \d+ · /.test(l))).toHaveLength(3);
+    expect(lines.at(-1)).toBe(`… ${rows.length - 3} more (--limit)`);
+  });
+
+  test('--csv prints a header line and one line per partner; --limit applies to it and to --json', async () => {
+    const rows = (JSON.parse((await cli(dataDir, ['report', 'partners', '1', '--json', '--limit', '2'])).stdout) as { data: Row[] }).data;
+    expect(rows).toHaveLength(2);
+    const { stdout } = await cli(dataDir, ['report', 'partners', '1', '--csv', '--limit', '2']);
+    expect(stdout).toBe(
+      [
+        'partnerId,name,refCode,clicks,leads,conversions,sales,revenue,commission,conversionRate',
+        ...rows.map((r) =>
+          [r.partnerId, r.name, r.refCode, r.clicks, r.leads, r.conversions, r.sales, r.revenue.toFixed(2), r.commission.toFixed(2), r.conversionRate.toFixed(2)].join(','),
+        ),
+      ].join('\n') + '\n',
+    );
+  });
+
+  test('the session token and the errors are the program report’s', async () => {
+    const ok = await cli(dataDir, ['report', 'partners', '1', '--json'], { PARTNERKIT_SESSION_TOKEN: demo.sessionToken });
+    expect(ok.code).toBe(0);
+    const missing = await cli(dataDir, ['report', 'partners', '99', '--json']);
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stdout).error).toMatchObject({ code: 'not_found', status: 404 });
+  });
+});

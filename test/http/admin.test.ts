@@ -18,6 +18,7 @@ describe('provisioning API (/api/admin)', () => {
       productRules: [],
       approval: 'auto',
       minPayoutCents: 0,
+      landingUrl: null,
       apiKey: expect.stringMatching(/^pk_live_[A-Za-z0-9_-]{32}$/),
       testApiKey: expect.stringMatching(/^pk_test_[A-Za-z0-9_-]{32}$/),
     });
@@ -26,9 +27,11 @@ describe('provisioning API (/api/admin)', () => {
   test('program create with every option', async () => {
     const t = await buildTestApp();
     const program = await t.admin('POST', '/programs', {
-      name: 'Flat', commissionFlatCents: 500, attributionWindowDays: 30, holdDays: 0, recurringMonths: 12,
+      name: 'Flat', commissionFlatCents: 500, attributionWindowDays: 30, holdDays: 0, recurringMonths: 12, landingUrl: 'https://shop.example/',
     });
-    expect(program).toMatchObject({ commission: { type: 'flat', flatCents: 500 }, attributionWindowDays: 30, holdDays: 0, recurringMonths: 12 });
+    expect(program).toMatchObject({
+      commission: { type: 'flat', flatCents: 500 }, attributionWindowDays: 30, holdDays: 0, recurringMonths: 12, landingUrl: 'https://shop.example/',
+    });
   });
 
   test.each([
@@ -174,6 +177,7 @@ describe('service endpoints', () => {
     'POST /api/v1/track/refund': { body: true },
     'POST /api/v1/webhooks/stripe/{programId}': { params: ['programId'], body: true },
     'GET /api/tracking/performance/{programId}': { params: ['programId'], query: ['period', 'dateFrom', 'dateTo'] },
+    'GET /api/tracking/performance/{programId}/partners': { params: ['programId'], query: ['period', 'dateFrom', 'dateTo'] },
     'POST /api/admin/programs': { body: true },
     'GET /api/admin/programs': {},
     'GET /api/admin/programs/{programId}': { params: ['programId'] },
@@ -185,6 +189,7 @@ describe('service endpoints', () => {
     'POST /api/admin/programs/{programId}/keys/{keyId}/retire': { params: ['programId', 'keyId'] },
     'POST /api/admin/partners': { body: true },
     'POST /api/admin/programs/{programId}/partners': { params: ['programId'], body: true },
+    'GET /api/admin/programs/{programId}/partners/{partnerId}': { params: ['programId', 'partnerId'] },
     'POST /api/admin/programs/{programId}/members': { params: ['programId'], body: true },
     'POST /api/admin/programs/{programId}/members/remove': { params: ['programId'], body: true },
     'POST /api/admin/sessions': { body: true },

@@ -110,6 +110,11 @@ const ROUTES: AuthenticatedRoute[] = [
     invalidRequest: (program) => ({ url: programUrl(program, '/partners'), payload: { partnerId: 0 } }),
   },
   {
+    method: 'GET', route: `${ADMIN}/programs/:programId/partners/:partnerId`, guard: 'admin', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: programUrl(program, `/partners/${program.partnerId}`) }),
+    invalidRequest: (program) => ({ url: programUrl(program, '/partners/0') }),
+  },
+  {
     method: 'POST', route: `${ADMIN}/programs/:programId/members`, guard: 'admin', accepted: 200,
     prepareRequest: async (_t, program) => ({ url: programUrl(program, '/members'), payload: member }),
     invalidRequest: (program) => ({ url: programUrl(program, '/members'), payload: { email: 'ann' } }),
@@ -235,6 +240,9 @@ const ROUTES: AuthenticatedRoute[] = [
       return { url: '/api/payout-batches/1/export?format=csv' };
     },
     invalidRequest: () => ({ url: '/api/payout-batches/1/export?format=pdf' }),
+    method: 'GET', route: '/api/tracking/performance/:programId/partners', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/tracking/performance/${program.id}/partners` }),
+    invalidRequest: () => ({ url: '/api/tracking/performance/999/partners?period=1y' }),
   },
 ];
 
@@ -246,6 +254,9 @@ type Probe = { method: 'GET' | 'POST' | 'OPTIONS'; url: string; payload?: object
 const PUBLIC: Array<[string, (program: ProgramFixture) => Probe, number]> = [
   ['GET /healthz', () => ({ method: 'GET', url: '/healthz' }), 200],
   ['GET /openapi.json', () => ({ method: 'GET', url: '/openapi.json' }), 200],
+  // Partner links and the tracking script are opened by visitors' browsers (docs/behaviour.md §14).
+  ['GET /r/:refCode', (program) => ({ method: 'GET', url: `/r/${program.refCode}` }), 404],
+  ['GET /pk.js', (program) => ({ method: 'GET', url: `/pk.js?program=${program.id}` }), 200],
   // Verified by its Stripe signature, not a bearer credential: unsigned is 400 invalid_signature.
   ['POST /api/v1/webhooks/stripe/:programId', (program) => ({ method: 'POST', url: `/api/v1/webhooks/stripe/${program.id}`, payload: {} }), 400],
   [

@@ -35,6 +35,10 @@ const ROUTES: Array<{ method: 'GET' | 'POST'; url: (id: string) => string; param
   { method: 'GET', url: (id) => `/api/payouts/${id}`, param: 'payoutId' },
   { method: 'POST', url: (id) => `/api/payouts/${id}/cancel`, param: 'payoutId' },
   { method: 'GET', url: (id) => `/api/payout-batches/${id}/export?format=csv`, param: 'batchId' },
+  { method: 'GET', url: (id) => `/api/tracking/performance/${id}/partners`, param: 'programId' },
+  { method: 'GET', url: (id) => `/api/admin/programs/${id}/partners/1`, param: 'programId' },
+  { method: 'GET', url: (id) => `/api/admin/programs/1/partners/${id}`, param: 'partnerId' },
+  { method: 'GET', url: (id) => `/pk.js?program=${id}`, param: 'program' },
 ];
 
 describe('path ids', () => {

@@ -1,80 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { buildTestApp, ADMIN_TOKEN, type ProgramFixture, type TestApp } from '../helpers/app.js';
-
-const NOW = '2026-03-10T15:00:00.000Z';
+import { NOW, reportHistory as history } from '../helpers/history.js';
 
 function get(t: TestApp, url: string, token = ADMIN_TOKEN) {
   return t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
-}
-
-async function clicks(t: TestApp, program: ProgramFixture, n: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let i = 0; i < n; i++) ids.push(await t.click(program));
-  return ids;
-}
-
-async function enroll(t: TestApp, program: ProgramFixture, email: string): Promise<void> {
-  await t.enroll(program.id, (await t.partner({ name: email, email })).id);
-}
-
-/**
- * A hand-built history around 2026-03-10 (the 7d window is 03-04..03-10, the previous one
- * 02-25..03-03), with a second program and test-mode data on the same days that must not count.
- */
-async function history() {
-  const t = await buildTestApp({ now: '2026-02-20T09:00:00.000Z' });
-  const a = await t.program();
-  const b = await t.program({ name: 'Other program' });
-
-  t.clock.set('2026-02-26T10:00:00.000Z');
-  const early = await clicks(t, a, 5);
-  await t.lead(a, 'c1', { click_id: early[0] });
-  await t.lead(a, 'c2', { click_id: early[1] });
-  const other = await clicks(t, b, 2);
-  await t.lead(b, 'b1', { click_id: other[0] });
-
-  t.clock.set('2026-02-27T10:00:00.000Z');
-  await t.sale(a, { transaction_id: 't2', amount_cents: 3000, customer_key: 'c2' });
-
-  t.clock.set('2026-02-28T10:00:00.000Z');
-  await enroll(t, a, 'p2@example.com');
-
-  t.clock.set('2026-03-01T10:00:00.000Z');
-  await clicks(t, a, 3);
-
-  t.clock.set('2026-03-04T12:00:00.000Z');
-  const march4 = await clicks(t, a, 2);
-  await t.lead(a, 'c3', { click_id: march4[0] });
-  await t.sale(a, { transaction_id: 't1', amount_cents: 4999, customer_key: 'c1', sale_type: 'subscription', subscription_id: 'sub_1' });
-  // Test mode and the other program, on days the report covers: never counted.
-  const testClick = await t.click(a, { test: true });
-  await t.sale(a, { transaction_id: 'tt1', amount_cents: 100_000, customer_key: undefined, click_id: testClick }, a.testApiKey);
-  await t.sale(a, { transaction_id: 'tt2', amount_cents: 100_000, customer_key: 'c3', additional_data: { test_mode: true } });
-  await t.sale(a, { transaction_id: 'tt3', amount_cents: 100_000, customer_key: 'c3', livemode: false });
-  await t.sale(b, { transaction_id: 'b-t1', amount_cents: 777_777, customer_key: 'b1' });
-  await clicks(t, b, 4);
-
-  t.clock.set('2026-03-05T10:00:00.000Z');
-  await enroll(t, a, 'p3@example.com');
-
-  t.clock.set('2026-03-06T07:00:00.000Z');
-  const march6 = await clicks(t, a, 3);
-  await t.lead(a, 'c4', { click_id: march6[0] });
-  await t.lead(a, 'c5', { click_id: march6[1] });
-  t.clock.set('2026-03-06T08:00:00.000Z');
-  await t.sale(a, { transaction_id: 't4', amount_cents: 2500, customer_key: 'c4' });
-  t.clock.set('2026-03-06T09:00:00.000Z');
-  // Paid the evening before: revenue counts on 03-05 (occurred_at), the conversion and commission on 03-06.
-  await t.sale(a, { transaction_id: 't3', amount_cents: 10_001, customer_key: 'c3', occurred_at: '2026-03-05T23:30:00Z' });
-
-  t.clock.set('2026-03-08T10:00:00.000Z');
-  await t.sale(a, {
-    transaction_id: 't1-r1', amount_cents: 4999, customer_key: 'c1', sale_type: 'subscription', subscription_id: 'sub_1', is_recurring: true,
-  });
-
-  t.clock.set(NOW);
-  await t.click(a);
-  return { t, a, b };
 }
 
 const meta = (period: string, dateFrom: string, dateTo: string, previousFrom: string, previousTo: string) => ({
@@ -214,7 +143,10 @@ describe('GET /api/tracking/performance/:programId', () => {
     expect(ok.json().metrics.totalClicks).toBe(6);
   });
 
-  describe('errors after authorization (its 401s are in the shared suite), in the order 400, 404, 403', () => {
+  // Both program reports, per day and per partner (docs/behaviour.md §14.5), answer the same errors.
+  describe.each(['', '/partners'])('errors of /api/tracking/performance/:programId%s after authorization (its 401s are in the shared suite), in the order 400, 404, 403', (report) => {
+    const url = (path: string) => path.replace(/^(\/api\/tracking\/performance\/[^/?]*)/, `$1${report}`);
+
     test.each([
       ['programId not a number', '/api/tracking/performance/abc', 'programId'],
       ['programId 0', '/api/tracking/performance/0', 'programId'],
@@ -225,9 +157,9 @@ describe('GET /api/tracking/performance/:programId', () => {
       ['only dateTo', '/api/tracking/performance/999?dateTo=2026-02-01', 'dateFrom'],
       ['dateFrom after dateTo', '/api/tracking/performance/999?dateFrom=2026-02-02&dateTo=2026-02-01', 'dateFrom'],
       ['a range over ten years', '/api/tracking/performance/999?dateFrom=2000-01-01&dateTo=2026-02-01', 'dateTo'],
-    ])('%s is 400 invalid_request naming the field, before the 404', async (_name, url, field) => {
+    ])('%s is 400 invalid_request naming the field, before the 404', async (_name, path, field) => {
       const t = await buildTestApp();
-      const response = await get(t, url);
+      const response = await get(t, url(path));
       expect(response.statusCode).toBe(400);
       expect(response.json()).toMatchObject({ data: null, error: { status: 400, name: 'ValidationError', code: 'invalid_request' } });
       expect(response.json().error.details.fields.map((f: { field: string }) => f.field)).toEqual([field]);
@@ -239,7 +171,7 @@ describe('GET /api/tracking/performance/:programId', () => {
       await t.admin('POST', `/programs/${program.id}/members`, { email: 'analyst@example.com' });
       const { token } = await t.admin('POST', '/sessions', { email: 'analyst@example.com' });
       for (const credential of [ADMIN_TOKEN, token]) {
-        const response = await get(t, '/api/tracking/performance/999', credential);
+        const response = await get(t, url('/api/tracking/performance/999'), credential);
         expect(response.statusCode).toBe(404);
         expect(response.json()).toEqual({
           data: null, error: { status: 404, name: 'NotFoundError', message: 'Program 999 not found', details: null, code: 'not_found' },
@@ -259,7 +191,7 @@ describe('GET /api/tracking/performance/:programId', () => {
       });
       for (const email of ['analyst@example.com', 'former@example.com']) {
         const { token } = await t.admin('POST', '/sessions', { email });
-        const response = await get(t, `/api/tracking/performance/${theirs.id}`, token);
+        const response = await get(t, url(`/api/tracking/performance/${theirs.id}`), token);
         expect(response.statusCode).toBe(403);
         expect(response.json()).toEqual(forbidden(`You are not an active member of program ${theirs.id}`));
       }

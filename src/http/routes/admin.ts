@@ -2,13 +2,14 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   apiKeyParams, apiKeySchema, type CommissionInput, createApiKeyRequestSchema, createdApiKeySchema, createdProgramSchema,
-  createPartnerRequestSchema, createProgramRequestSchema, createSessionRequestSchema, DEFAULT_COMMISSION_PERCENT, enrollmentSchema,
-  enrollPartnerRequestSchema, memberRequestSchema, membershipSchema, partnerParams, partnerSchema, productRuleRequestSchema, productRuleSchema,
-  programParams, programSchema, responses, retiredApiKeySchema, sessionSchema, updatePartnerRequestSchema, updateProgramRequestSchema,
-  webhookEventSchema, webhookEventsQuerySchema, webhookSecretRequestSchema, webhookSecretSchema,
+  createPartnerRequestSchema, createProgramRequestSchema, createSessionRequestSchema, DEFAULT_COMMISSION_PERCENT, enrollmentParams,
+  enrollmentSchema, enrollPartnerRequestSchema, memberRequestSchema, membershipSchema, partnerLinksSchema, partnerParams, partnerSchema,
+  productRuleRequestSchema, productRuleSchema, programParams, programSchema, responses, retiredApiKeySchema, sessionSchema,
+  updatePartnerRequestSchema, updateProgramRequestSchema, webhookEventSchema, webhookEventsQuerySchema, webhookSecretRequestSchema, webhookSecretSchema,
 } from '../../api/index.js';
 import type { AppDeps } from '../../app.js';
 import { percentToBasisPoints } from '../../domain/commission.js';
+import { partnerLinks } from '../../domain/links.js';
 import * as provisioning from '../../domain/provisioning.js';
 import { listWebhookEvents, setWebhookSecret } from '../../domain/stripe/admin.js';
 import type { CommissionRule } from '../../store/programs.js';
@@ -146,6 +147,20 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       (request) => provisioning.enrollPartner(deps, request.params.programId, request.body.partnerId),
+    );
+
+    // GET /api/admin/programs/:programId/partners/:partnerId
+    app.get(
+      '/programs/:programId/partners/:partnerId',
+      {
+        schema: {
+          ...common,
+          summary: "A partner's referral code and links in a program",
+          params: enrollmentParams,
+          response: responses(partnerLinksSchema),
+        },
+      },
+      (request) => partnerLinks(deps, request.params.programId, request.params.partnerId),
     );
 
     // POST /api/admin/programs/:programId/members

@@ -1,13 +1,16 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
-  clickRequestSchema, clickResultSchema, CURRENCIES, leadRequestSchema, leadResultSchema, refundRequestSchema, refundResultSchema, responses,
-  saleRequestSchema, saleResultSchema, type RefundRequest, type SaleRequest,
+  clickRequestSchema, clickResultSchema, CURRENCIES, leadRequestSchema, leadResultSchema, partnerLinkParams, partnerLinkQuerySchema,
+  refundRequestSchema, refundResultSchema, responses, saleRequestSchema, saleResultSchema, type RefundRequest, type SaleRequest,
 } from '../../api/index.js';
 import { AppError, invalidRequest } from '../../errors.js';
+import { followPartnerLink } from '../../domain/links.js';
 import { trackRefund, type RefundOutcome } from '../../domain/track-refund.js';
 import { trackSale, type SaleOutcome } from '../../domain/track-sale.js';
 import { trackClick, trackLead, type ClickOutcome, type LeadOutcome } from '../../domain/tracking.js';
 import type { AppDeps } from '../../app.js';
+import { LINK_PAGES } from '../../web/link-pages.js';
 import { apiKeyAuth, optionalApiKeyAuth } from '../auth.js';
 import { closeConnectionsOverLimit, failedAuthentications, trackingRateLimit } from '../rate-limits.js';
 
@@ -16,14 +19,15 @@ export function trackingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     const failures = failedAuthentications(app, deps.authFailureLimit);
     const authenticate = apiKeyAuth(deps, failures);
     const rateLimit = trackingRateLimit({ perKey: deps.rateLimit, perAddress: deps.clicks.rateLimit });
+    // One counter for every click a browser makes: through the click endpoint or a partner link.
+    const clickLimit = app.rateLimit(rateLimit);
     closeConnectionsOverLimit(app);
 
     // POST /api/v1/track/click: from the merchant's pages (CORS allowed), or from its backend with the program's API key.
     app.post(
       '/api/v1/track/click',
       {
-        onRequest: optionalApiKeyAuth(deps, failures),
-        config: { rateLimit },
+        onRequest: [optionalApiKeyAuth(deps, failures), clickLimit],
         schema: {
           tags: ['tracking'],
           summary: 'Record a click on a referral link',
@@ -36,6 +40,42 @@ export function trackingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       async (request) => {
         const sender = { apiKey: request.apiKey, ip: request.ip, userAgent: request.headers['user-agent'] };
         return clickResponse(request.body.ref, await trackClick(deps, sender, request.body));
+      },
+    );
+
+    // A partner link over the client address's click limit still sends its visitor to the landing
+    // page, without a click: a link must never strand a customer on an error (docs/behaviour.md §14.2).
+    const overLimit = new WeakSet<FastifyRequest>();
+
+    // GET /r/:refCode: a partner link; records the click as the endpoint above does and redirects to the landing page.
+    app.get(
+      '/r/:refCode',
+      {
+        onRequest: async function (request, reply) {
+          try {
+            await clickLimit.call(this, request, reply);
+          } catch (error) {
+            if (!(error instanceof AppError && error.code === 'rate_limited')) throw error;
+            overLimit.add(request);
+            void reply.removeHeader('retry-after');
+          }
+        },
+        schema: { hide: true, params: partnerLinkParams, querystring: partnerLinkQuerySchema },
+      },
+      async (request, reply) => {
+        const outcome = await followPartnerLink(deps, {
+          refCode: request.params.refCode,
+          to: request.query.to,
+          ip: request.ip,
+          userAgent: request.headers['user-agent'],
+          referrer: request.headers.referer,
+          // HEAD (link checkers, previews) follows without a click.
+          recordClick: request.method === 'GET' && !overLimit.has(request),
+        });
+        // Every visit must reach the server: a cached redirect would carry another visit's click id.
+        void reply.header('cache-control', 'no-store');
+        if (outcome.kind === 'redirect') return reply.redirect(outcome.location, 302);
+        return reply.code(404).type('text/html; charset=utf-8').send(LINK_PAGES[outcome.kind]);
       },
     );
 

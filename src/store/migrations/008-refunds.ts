@@ -29,6 +29,7 @@ CREATE TABLE refunds (
   mode VARCHAR NOT NULL CHECK (mode IN ('live', 'test')),
   refund_id VARCHAR NOT NULL,
   sale_id BIGINT NOT NULL,
+  partner_program_id BIGINT,                  -- the sale's enrollment (live refunds): the per-partner report nets it
   amount_cents BIGINT NOT NULL,
   currency VARCHAR NOT NULL,
   reason VARCHAR,

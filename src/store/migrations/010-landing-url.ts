@@ -1,0 +1,13 @@
+import type { Migration } from './index.js';
+
+/**
+ * A program's landing URL: where its partner links send visitors (docs/behaviour.md §14.1). Existing
+ * programs have none until it is set; their links answer the not-found page meanwhile.
+ */
+export const landingUrl: Migration = {
+  version: 10,
+  name: 'landing-url',
+  sql: `
+ALTER TABLE programs ADD COLUMN landing_url VARCHAR;
+`,
+};

@@ -1,0 +1,37 @@
+import { describe, expect, test } from 'vitest';
+import type { PartnerReport } from '../../src/api/index.js';
+import { partnerReportCsv, renderPartnerReport } from '../../src/cli/performance.js';
+
+/** `report partners` output (docs/behaviour.md §14.6) with the largest figures a 10-million-click demo reaches, and awkward names. */
+const report: PartnerReport = {
+  data: [
+    {
+      partnerId: 12, name: 'Ada "the closer", Lovelace Consulting International', refCode: 'k3xq9aa2mz',
+      clicks: 2_345_678, leads: 123_456, conversions: 45_678, sales: 98_765, revenue: 12_345_678.9, commission: 2_469_135.78, conversionRate: 1.95,
+    },
+    { partnerId: 3, name: 'Bo', refCode: 'abcdefghij', clicks: 0, leads: 0, conversions: 0, sales: 0, revenue: 0, commission: 0, conversionRate: 0 },
+  ],
+  meta: { period: '90d', dateFrom: '2025-12-11T00:00:00.000Z', dateTo: '2026-03-10T23:59:59.999Z' },
+};
+
+describe('report partners output', () => {
+  test('the table stays within 100 columns: long names wrap in their column', () => {
+    const lines = renderPartnerReport(1, report).split('\n');
+    expect(lines[0]).toBe('Program 1 partners, 90d: 2025-12-11 – 2026-03-10 (UTC), by revenue');
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(100);
+    expect(lines.join('\n')).toContain('12345678.90');
+    expect(lines.join('\n')).toContain('2,345,678');
+  });
+
+  test('no partners: a line that says so', () => {
+    expect(renderPartnerReport(1, { ...report, data: [] })).toBe('Program 1 partners, 90d: 2025-12-11 – 2026-03-10 (UTC), by revenue\nNo partners.');
+  });
+
+  test('CSV quotes a name with a comma or quote and doubles its quotes', () => {
+    expect(partnerReportCsv(report).split('\n')).toEqual([
+      'partnerId,name,refCode,clicks,leads,conversions,sales,revenue,commission,conversionRate',
+      '12,"Ada ""the closer"", Lovelace Consulting International",k3xq9aa2mz,2345678,123456,45678,98765,12345678.90,2469135.78,1.95',
+      '3,Bo,abcdefghij,0,0,0,0,0.00,0.00,0.00',
+    ]);
+  });
+});
