@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { partnerLinkPath } from '../../src/api/index.js';
+import { partnerLinkPath } from '../../src/api/constants.js';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { absolute, NO_SERVER_NOTE } from '../../src/cli/links.js';
 import { renderObject } from '../../src/cli/output.js';

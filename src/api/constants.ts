@@ -40,3 +40,13 @@ export const SKIP_REASONS = ['no_payout_email', 'other_payout_method'] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 export type CommissionStatus = (typeof COMMISSION_STATUSES)[number];
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
+
+/** The path of a partner's link on the partnerkit server (docs/behaviour.md §14.2). */
+export function partnerLinkPath(refCode: string): string {
+  return `/r/${encodeURIComponent(refCode)}`;
+}
+
+/** The tracking script's path, for the program whose attribution window its cookie lasts (docs/behaviour.md §14.3). */
+export function trackingScriptPath(programId: number): string {
+  return `/pk.js?program=${programId}`;
+}

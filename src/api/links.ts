@@ -1,16 +1,6 @@
 import { z } from 'zod';
 import { pathId } from './common.js';
 
-/** The path of a partner's link on the partnerkit server (docs/behaviour.md §14.2). */
-export function partnerLinkPath(refCode: string): string {
-  return `/r/${encodeURIComponent(refCode)}`;
-}
-
-/** The tracking script's path, for the program whose attribution window its cookie lasts (docs/behaviour.md §14.3). */
-export function trackingScriptPath(programId: number): string {
-  return `/pk.js?program=${programId}`;
-}
-
 export const partnerLinkParams = z.object({ refCode: z.string().min(1).max(255) });
 
 export const partnerLinkQuerySchema = z.object({

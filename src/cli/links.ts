@@ -1,4 +1,4 @@
-import { trackingScriptPath } from '../api/index.js';
+import { trackingScriptPath } from '../api/constants.js';
 
 /**
  * Links as partners and pages use them: on the server the command talks to (its --url: behind a

@@ -94,7 +94,7 @@ export function performanceCsv(report: PerformanceReport): string {
 }
 
 /** The widest the partner column may grow before names wrap, so the table stays within 100 columns. */
-const PARTNER_COLUMN_MAX = 20;
+const PARTNER_COLUMN_MAX = 16;
 
 const partnerCell = (r: PartnerReportRow) => `${r.name}\nid ${r.partnerId} · ${r.refCode}`;
 

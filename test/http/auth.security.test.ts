@@ -240,6 +240,8 @@ const ROUTES: AuthenticatedRoute[] = [
       return { url: '/api/payout-batches/1/export?format=csv' };
     },
     invalidRequest: () => ({ url: '/api/payout-batches/1/export?format=pdf' }),
+  },
+  {
     method: 'GET', route: '/api/tracking/performance/:programId/partners', guard: 'session', accepted: 200,
     prepareRequest: async (_t, program) => ({ url: `/api/tracking/performance/${program.id}/partners` }),
     invalidRequest: () => ({ url: '/api/tracking/performance/999/partners?period=1y' }),

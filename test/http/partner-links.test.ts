@@ -1,5 +1,4 @@
 import { describe, expect, test } from 'vitest';
-import { setLandingUrl } from '../../src/domain/provisioning.js';
 import { LINK_PAGES } from '../../src/web/link-pages.js';
 import { ADMIN_TOKEN, buildTestApp, freezeDate, rateLimitedBody, type TestApp, type TestAppOptions } from '../helpers/app.js';
 
@@ -133,15 +132,17 @@ describe('GET /r/:refCode', () => {
     expect(await t.count('clicks')).toBe(0);
   });
 
-  test('a changed landing URL takes effect at once; cleared, the link leads nowhere', async () => {
+  test('a landing URL changed through PATCH /api/admin/programs/:programId takes effect at once; cleared, the link leads nowhere', async () => {
     const { t, program, link } = await setup();
     await follow(t, link, { ua: 'first' });
-    await setLandingUrl(t.deps, program.id, 'https://new.example/start');
+    const setLandingUrl = (programId: number, landingUrl: string | null) =>
+      t.app.inject({ method: 'PATCH', url: `/api/admin/programs/${programId}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { landingUrl } });
+    expect((await setLandingUrl(program.id, 'https://new.example/start')).statusCode).toBe(200);
     expect(redirected(await follow(t, link, { ua: 'second' })).target).toBe('https://new.example/start');
-    await setLandingUrl(t.deps, program.id, null);
+    expect((await setLandingUrl(program.id, null)).statusCode).toBe(200);
     expect((await follow(t, link, { ua: 'third' })).body).toBe(LINK_PAGES.no_landing_url);
     expect(await t.count('clicks')).toBe(2);
-    await expect(setLandingUrl(t.deps, 999, LANDING)).rejects.toMatchObject({ code: 'not_found', message: 'Program 999 not found' });
+    expect((await setLandingUrl(999, LANDING)).json()).toMatchObject({ error: { code: 'not_found', message: 'Program 999 not found' } });
   });
 
   test('HEAD (link checkers, previews) redirects without recording a click', async () => {

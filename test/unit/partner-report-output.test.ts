@@ -19,7 +19,7 @@ describe('report partners output', () => {
     const lines = renderPartnerReport(1, report).split('\n');
     expect(lines[0]).toBe('Program 1 partners, 90d: 2025-12-11 – 2026-03-10 (UTC), by revenue');
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(100);
-    expect(lines.join('\n')).toContain('12345678.90');
+    expect(lines.join('\n')).toContain('12,345,678.90');
     expect(lines.join('\n')).toContain('2,345,678');
   });
 
