@@ -96,10 +96,11 @@ export function performanceCsv(report: PerformanceReport): string {
 /** The widest the partner column may grow before names wrap, so the table stays within 100 columns. */
 const PARTNER_COLUMN_MAX = 16;
 
-const partnerCell = (r: PartnerReportRow) => `${r.name}\nid ${r.partnerId} · ${r.refCode}`;
+// The name, then the id and the referral code on lines of their own: they never wrap.
+const partnerCell = (r: PartnerReportRow) => `${r.name}\nid ${r.partnerId}\n${r.refCode}`;
 
 const partnerColumns: Column<PartnerReportRow>[] = [
-  { header: 'Partner\nid · ref code', value: partnerCell },
+  { header: 'Partner\nid, ref code', value: partnerCell },
   { header: 'Clicks', value: (r) => count(r.clicks), align: 'right' },
   { header: 'Leads', value: (r) => count(r.leads), align: 'right' },
   { header: 'Conv-\nersions', value: (r) => count(r.conversions), align: 'right' },
@@ -116,7 +117,7 @@ const partnerColumns: Column<PartnerReportRow>[] = [
  */
 export function renderPartnerReport(programId: number, report: PartnerReport, total = report.data.length): string {
   const { meta } = report;
-  const widest = Math.max(...report.data.flatMap((r) => partnerCell(r).split('\n').map((line) => line.length)), 'Partner'.length);
+  const widest = Math.max(...report.data.flatMap((r) => partnerCell(r).split('\n').map((line) => line.length)), 'id, ref code'.length);
   const lines = [`Program ${programId} partners, ${meta.period}: ${span(meta.dateFrom, meta.dateTo)} (UTC), by revenue`];
   if (report.data.length === 0) return [...lines, 'No partners.'].join('\n');
   lines.push(renderTable(partnerColumns, report.data, { colWidths: [Math.min(widest, PARTNER_COLUMN_MAX) + 2] }));
