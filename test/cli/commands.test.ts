@@ -48,6 +48,6 @@ describe('help and completion', () => {
     expect(result.stdout).toContain('printf "$(partnerkit autocomplete script bash)" >> ~/.bashrc; source ~/.bashrc');
     const completions = readFileSync(join(cache, 'partnerkit', 'autocomplete', 'functions', 'bash', 'partnerkit.bash'), 'utf8');
     expect(completions).toContain('webhook:events --json --data-dir --url --program --limit');
-    expect(completions).toContain('report:performance --json --data-dir --url --period --from --to --csv --session-token');
+    expect(completions).toContain('report:performance --json --data-dir --url --period --from --to --session-token --csv');
   });
 });
