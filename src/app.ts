@@ -9,6 +9,7 @@ import { loggerOptions, type RequestLog } from './http/request-log.js';
 import { refuseMalformedStrings } from './http/unicode.js';
 import { adminRoutes } from './http/routes/admin.js';
 import { demoRoutes } from './http/routes/demo.js';
+import { exportRoutes } from './http/routes/exports.js';
 import { payoutRoutes } from './http/routes/payouts.js';
 import { reportRoutes } from './http/routes/reports.js';
 import { scriptRoutes } from './http/routes/script.js';
@@ -106,6 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(scriptRoutes(deps));
   await app.register(reportRoutes(deps));
   await app.register(payoutRoutes(deps));
+  await app.register(exportRoutes(deps));
   await app.register(adminRoutes(deps), { prefix: '/api/admin' });
   await app.register(demoRoutes(deps), { prefix: '/api/admin' });
   await app.register(webhookRoutes(deps));

@@ -63,8 +63,12 @@ export async function openLocalApp(
 
 /** The SDK's transport over an in-process app: same routes, validation and errors as HTTP. */
 export function injectTransport(app: FastifyInstance): Transport {
-  return async ({ method, path, headers, body, onLine }) => {
+  return async ({ method, path, headers, body, onLine, sink }) => {
     const response = await app.inject({ method, url: path, headers, payload: body as string | object | undefined });
+    if (sink && response.statusCode < 400) {
+      await sink([response.rawPayload], response.headers);
+      return { status: response.statusCode, headers: response.headers, body: null };
+    }
     if (onLine && isNdjson(response.headers['content-type'])) {
       return { status: response.statusCode, headers: response.headers, body: await readNdjson([response.rawPayload], onLine) };
     }

@@ -50,3 +50,16 @@ export function partnerLinkPath(refCode: string): string {
 export function trackingScriptPath(programId: number): string {
   return `/pk.js?program=${programId}`;
 }
+
+/** The tables a program's data export writes, and its file formats (docs/behaviour.md §14.8). */
+export const EXPORT_TABLES = ['clicks', 'customers', 'sales', 'commissions', 'refunds', 'payouts'] as const;
+export type ExportTable = (typeof EXPORT_TABLES)[number];
+export const DATA_FORMATS = ['csv', 'parquet', 'json'] as const;
+export type DataFormat = (typeof DATA_FORMATS)[number];
+/** The response header of a data export holding its number of rows. */
+export const EXPORT_ROWS_HEADER = 'partnerkit-export-rows';
+
+/** The file name of a data export, which the server's Content-Disposition and the CLI's default --out share. */
+export function dataExportFileName(programId: number, table: ExportTable, format: DataFormat): string {
+  return `program-${programId}-${table}.${format}`;
+}

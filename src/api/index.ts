@@ -7,6 +7,7 @@ export * from './admin.js';
 export * from './common.js';
 export * from './constants.js';
 export * from './demo.js';
+export * from './exports.js';
 export * from './media-types.js';
 export * from './payouts.js';
 export * from './links.js';

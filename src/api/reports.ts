@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PERIODS } from './constants.js';
 
-const isoBound = z
+export const isoBound = z
   .union([z.iso.date(), z.iso.datetime({ offset: true, local: true })])
   .describe('ISO 8601 date (a whole UTC day) or date-time (UTC when it has no offset)');
 

@@ -1,6 +1,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import { Errors } from '@oclif/core';
 import { DataDirLockedError } from '../config.js';
+import { AppError } from '../errors.js';
 import { PartnerkitError } from '../sdk/errors.js';
 import { NetworkError } from '../sdk/transport.js';
 
@@ -27,6 +28,8 @@ export function errorDocument({ code, message, status, details }: CliFailure): E
 /** Any error a command can end with, as the CLI reports it. */
 export function describeFailure(error: unknown): CliFailure {
   if (error instanceof PartnerkitError) return { code: error.code, message: error.message, status: error.status, details: error.details, exit: 1 };
+  // The domain's own error, from a command that ran it in-process: reported as the API answers it.
+  if (error instanceof AppError) return { code: error.code, message: error.message, status: error.status, details: error.details, exit: 1 };
   if (error instanceof NetworkError) return own('network_error', error.message, 1);
   if (error instanceof DataDirLockedError) return own('data_dir_locked', error.message, USAGE_EXIT);
   if (error instanceof Errors.CLIError) {

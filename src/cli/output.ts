@@ -10,6 +10,13 @@ export const formatCount = (n: number): string => COUNT.format(n);
 /** An amount in dollars as tables show it, with thousands separators and two decimals: 11,231,798.00. */
 export const formatMoney = (dollars: number): string => MONEY.format(dollars);
 
+/** A file's size for people: 512 B, 1.4 kB, 152.3 MB (powers of 1,000). */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+  const power = Math.min(units.length - 1, Math.floor(Math.log10(Math.max(bytes, 1)) / 3));
+  return power === 0 ? `${bytes} B` : `${(bytes / 1000 ** power).toFixed(1)} ${units[power]}`;
+}
+
 /** Integer cents as tables show them, exact at any size, with thousands separators: -1234567 → -12,345.67. */
 export function formatCents(cents: number | bigint): string {
   const [units, decimals] = centsText(cents).split('.');

@@ -5,6 +5,7 @@ import { endOfDay } from 'date-fns/endOfDay';
 import { startOfDay } from 'date-fns/startOfDay';
 import { DEFAULT_PERIOD, type PartnerReport, type Period, type PerformanceQuery, type PerformanceReport, type Trend } from '../api/index.js';
 import { invalidRequest } from '../errors.js';
+import { boundInstant } from '../days.js';
 import type { Sql } from '../store/db.js';
 import * as reports from '../store/reports.js';
 import type { PerformanceTotals } from '../store/reports.js';
@@ -48,18 +49,6 @@ export function trend(current: number | bigint, previous: number | bigint): Tren
   return { trend: roundedRatio(abs(now - before) * 100n, before, 1), trendDirection: direction };
 }
 
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const HAS_OFFSET = /(?:Z|[+-]\d{2}(?::?\d{2})?)$/i;
-
-/** A date-only bound is the start (or end) of that UTC day; a date-time is taken as given (UTC without an offset). */
-function parseBound(value: string, end: boolean): Date {
-  if (DATE_ONLY.test(value)) {
-    const day = new Date(`${value}T00:00:00.000Z`);
-    return end ? endOfDay(day, { in: utc }) : day;
-  }
-  return new Date(HAS_OFFSET.test(value) ? value : `${value}Z`);
-}
-
 export type Range = { period: Period } | { period: 'custom'; from: Date; to: Date };
 
 /** Validates the query (400 invalid_request) before anything is looked up: a period, or a custom range. */
@@ -69,8 +58,8 @@ export function requestedRange(query: PerformanceQuery): Range {
     const missing = query.dateFrom === undefined ? 'dateFrom' : 'dateTo';
     throw invalidRequest([{ field: missing, message: 'dateFrom and dateTo must be given together' }]);
   }
-  const from = parseBound(query.dateFrom, false);
-  const to = parseBound(query.dateTo, true);
+  const from = boundInstant(query.dateFrom, false);
+  const to = boundInstant(query.dateTo, true);
   if (from > to) throw invalidRequest([{ field: 'dateFrom', message: 'dateFrom is after dateTo' }]);
   if (differenceInCalendarDays(to, from, { in: utc }) >= MAX_RANGE_DAYS) {
     throw invalidRequest([{ field: 'dateTo', message: `a custom range spans at most ${MAX_RANGE_DAYS} days` }]);

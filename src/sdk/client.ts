@@ -1,13 +1,13 @@
 import type {
   ApiKey, ApproveCommissionsRequest, ClickRequest, ClickResult, Commission, CommissionStatus, CreateApiKeyRequest, CreatedApiKey, CreatedProgram,
-  CreatePartnerRequest, CreateProgramRequest, CreateSessionRequest, DemoProgress, DemoRequest, DemoResult, DemoStreamLine, EnrollPartnerRequest,
+  CreatePartnerRequest, CreateProgramRequest, CreateSessionRequest, DataExportQuery, DemoProgress, DemoRequest, DemoResult, DemoStreamLine, EnrollPartnerRequest,
   Enrollment, ExportFormat, Health, LeadRequest, LeadResult, LiveSaleResult, MemberRequest, Membership, Partner, PartnerLinks, PartnerReport,
   Payout, PayoutBatch, PayoutPreview, PayoutStatus, PerformanceQuery, PerformanceReport, ProductRule, ProductRuleRequest, Program, RefundRequest,
   RefundResult, RejectCommissionsRequest, RetiredApiKey, SaleRequest, SaleResult, Session, SkipReason,
   UpdatePartnerRequest, UpdateProgramRequest, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
 } from '../api/index.js';
 // The export's headers: constants of the API that load no schema (the SDK loads no zod).
-import { EXPORTED_PAYOUTS_HEADER, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER } from '../api/constants.js';
+import { EXPORT_ROWS_HEADER, EXPORTED_PAYOUTS_HEADER, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER } from '../api/constants.js';
 import { NDJSON } from '../api/media-types.js';
 import { PartnerkitError } from './errors.js';
 import {
@@ -37,7 +37,7 @@ type Credential = 'apiKey' | 'token' | 'none';
 const headerList = (value: unknown) => (value === undefined || value === '' ? [] : String(value).split(','));
 
 /** The path with the query's given values as its search string. */
-function withQuery(path: string, query: Record<string, string | number | undefined>): string {
+function withQuery(path: string, query: Record<string, string | number | boolean | undefined>): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
   return params.size > 0 ? `${path}?${params}` : path;
@@ -277,6 +277,18 @@ export class PartnerkitClient {
       return { file: response.body as string, exportedPayoutIds: headerList(response.headers[EXPORTED_PAYOUTS_HEADER]).map(Number), skipped };
     },
   };
+  /** A program's data as files (a member's session token or the admin token). */
+  readonly exports = {
+    /**
+     * GET /api/programs/:programId/export: one table as CSV, JSON or Parquet. The file is handed
+     * to `sink` as it arrives (e.g. piped to a file); answers its rows and bytes.
+     */
+    download: async (programId: number, query: DataExportQuery, sink: NonNullable<ApiRequest['sink']>) => {
+      const response = await this.send({ method: 'GET', path: withQuery(`/api/programs/${programId}/export`, query), sink });
+      return { rows: Number(response.headers[EXPORT_ROWS_HEADER]), bytes: Number(response.headers['content-length']) };
+    },
+  };
+
   private async streamDemo(body: DemoRequest, onProgress: (progress: DemoProgress) => void): Promise<DemoResult> {
     const onLine = (line: unknown) => {
       if (typeof line === 'object' && line !== null && 'progress' in line) onProgress((line as { progress: DemoProgress }).progress);

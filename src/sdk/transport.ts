@@ -8,6 +8,11 @@ export type ApiRequest = {
   body?: unknown;
   /** For an answer streamed as NDJSON: each line, parsed, as it arrives; the last is also the answer's body. */
   onLine?: (line: unknown) => void;
+  /**
+   * For a file (a data export): a successful answer's body is handed to `sink` as it arrives,
+   * never held whole; the response's body is then null. An error answer is read as usual.
+   */
+  sink?: (body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, headers: Record<string, unknown>) => Promise<void>;
 };
 export type ApiResponse = { status: number; headers: Record<string, unknown>; body: unknown };
 export type Transport = (request: ApiRequest) => Promise<ApiResponse>;
@@ -36,7 +41,7 @@ export function responseBody(text: string, contentType: unknown): unknown {
 
 export function fetchTransport(baseUrl: string, fetchImpl: typeof fetch = fetch): Transport {
   const base = baseUrl.replace(/\/+$/, '');
-  return async ({ method, path, headers, body, onLine }) => {
+  return async ({ method, path, headers, body, onLine, sink }) => {
     let response: Response;
     try {
       response = await fetchImpl(base + path, {
@@ -46,6 +51,11 @@ export function fetchTransport(baseUrl: string, fetchImpl: typeof fetch = fetch)
       });
     } catch (error) {
       throw new NetworkError(`Could not reach ${base}: ${(error as Error).message}`, { cause: error });
+    }
+    if (sink && response.status < 400 && response.body) {
+      const responseHeaders = Object.fromEntries(response.headers);
+      await sink(response.body as unknown as AsyncIterable<Uint8Array>, responseHeaders);
+      return { status: response.status, headers: responseHeaders, body: null };
     }
     if (onLine && response.body && isNdjson(response.headers.get('content-type'))) {
       return { status: response.status, headers: Object.fromEntries(response.headers), body: await readNdjson(response.body, onLine) };

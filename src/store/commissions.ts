@@ -5,7 +5,7 @@ import type { CommissionStatus } from './sales.js';
  * Every read of commissions joins their program (`p`, for its approval mode) and enrollment (`pp`,
  * for the partner). `statusAt` is the one definition of the status a commission reads as.
  */
-const COMMISSIONS = 'commissions c JOIN programs p ON p.id = c.program_id JOIN partner_programs pp ON pp.id = c.partner_program_id';
+export const COMMISSIONS = 'commissions c JOIN programs p ON p.id = c.program_id JOIN partner_programs pp ON pp.id = c.partner_program_id';
 
 /**
  * The status of commission `c` of program `p` at the instant in the parameter `now`

@@ -301,6 +301,28 @@ export class Store {
     return this.instance.connect();
   }
 
+  /**
+   * Writes the rows of `select` to the file at `path` with DuckDB's COPY, on a connection of its
+   * own so that a long export holds none of the readers; answers the number of rows. Instants are
+   * written in UTC whatever the machine's time zone. `onProgress` receives the fraction done, about
+   * every 100 ms, while the statement runs (docs/architecture.md §17).
+   */
+  async copyTo(select: string, params: Params, path: string, options: string, onProgress?: (fraction: number) => void): Promise<number> {
+    this.assertOpen();
+    const connection = await this.instance.connect();
+    const poll = onProgress && setInterval(() => connection.progress.percentage >= 0 && onProgress(connection.progress.percentage / 100), 100);
+    try {
+      await connection.run("SET TimeZone = 'UTC'");
+      if (onProgress) await connection.run('SET enable_progress_bar = true; SET enable_progress_bar_print = false');
+      const result = await connection.run(`COPY (${select}) TO '${path.replaceAll("'", "''")}' (${options})`, bind(params));
+      const [[rows]] = await result.getRows();
+      return Number(rows);
+    } finally {
+      if (poll) clearInterval(poll);
+      connection.closeSync();
+    }
+  }
+
   /** Waits for queued transactions, then checkpoints and closes the instance. */
   async close(): Promise<void> {
     if (this.closed) return;

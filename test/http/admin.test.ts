@@ -207,6 +207,7 @@ describe('service endpoints', () => {
     'POST /api/payouts/{payoutId}/cancel': { params: ['payoutId'] },
     'POST /api/payout-batches/{batchId}/mark-paid': { params: ['batchId'] },
     'GET /api/payout-batches/{batchId}/export': { params: ['batchId'], query: ['format', 'currency'] },
+    'GET /api/programs/{programId}/export': { params: ['programId'], query: ['table', 'format', 'dateFrom', 'dateTo', 'includeTest'] },
   };
 
   type Operation = {

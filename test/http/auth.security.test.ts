@@ -246,6 +246,11 @@ const ROUTES: AuthenticatedRoute[] = [
     prepareRequest: async (_t, program) => ({ url: `/api/tracking/performance/${program.id}/partners` }),
     invalidRequest: () => ({ url: '/api/tracking/performance/999/partners?period=1y' }),
   },
+  {
+    method: 'GET', route: '/api/programs/:programId/export', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/export?table=clicks` }),
+    invalidRequest: () => ({ url: '/api/programs/999/export?table=secrets' }),
+  },
 ];
 
 for (const route of ROUTES) runCommonRouteTests(route);

@@ -1,0 +1,306 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { DATA_FORMATS, EXPORT_TABLES, type DataFormat, type ExportTable } from '../../src/api/constants.js';
+import { exportedFile } from '../../src/domain/exports.js';
+import { duckdb } from '../../src/store/duckdb.js';
+import { ADMIN_TOKEN, type TestApp } from '../helpers/app.js';
+import { reportHistory } from '../helpers/history.js';
+
+/*
+ * GET /api/programs/:programId/export (docs/behaviour.md §14.8): each table in each format holds
+ * the same rows, which are the ones the API and the store hold; ranges, test data and secrets.
+ * Credentials and the 401s are the shared authorization suite's.
+ */
+
+type Value = string | number | boolean | null;
+type Row = Record<string, Value>;
+
+const ISO = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00)$/;
+
+/** One form for a value whatever the format wrote: numbers as numbers, instants as ISO text, empty as null. */
+function canonical(value: unknown): Value {
+  if (value === null || value === '') return null;
+  if (typeof value === 'boolean' || typeof value === 'number') return value;
+  const text = String(value);
+  if (text === 'true' || text === 'false') return text === 'true';
+  if (/^-?\d+(\.\d+)?$/.test(text)) return Number(text);
+  if (ISO.test(text)) return new Date(text.replace(' ', 'T').replace(/\+00$/, 'Z')).toISOString();
+  return text;
+}
+
+const canonicalRows = (rows: Array<Record<string, unknown>>): Row[] =>
+  rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, canonical(v)])));
+
+let scratch: string;
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'partnerkit-export-test-'));
+});
+afterAll(() => rm(scratch, { recursive: true, force: true }));
+
+/** A file read back: CSV by a CSV parser, JSON by JSON.parse, Parquet by DuckDB (with its column types). */
+async function readBack(body: Buffer, format: DataFormat): Promise<{ rows: Row[]; types?: Record<string, string> }> {
+  if (format === 'csv') return { rows: canonicalRows(parse(body, { columns: true })) };
+  if (format === 'json') return { rows: canonicalRows(JSON.parse(body.toString('utf8'))) };
+  const path = join(scratch, `${Math.random().toString(36).slice(2)}.parquet`);
+  await writeFile(path, body);
+  const reader = await duckdb.DuckDBInstance.create(':memory:');
+  const connection = await reader.connect();
+  try {
+    await connection.run("SET TimeZone = 'UTC'");
+    const types = await (await connection.run(`DESCRIBE SELECT * FROM read_parquet('${path}')`)).getRowObjectsJson();
+    const rows = await (await connection.run(`SELECT * FROM read_parquet('${path}')`)).getRowObjectsJson();
+    return { rows: canonicalRows(rows), types: Object.fromEntries(types.map((t) => [String(t.column_name), String(t.column_type)])) };
+  } finally {
+    connection.closeSync();
+    reader.closeSync();
+  }
+}
+
+function get(t: TestApp, url: string) {
+  return t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+}
+
+async function exported(t: TestApp, programId: number, query: string): Promise<Row[][]> {
+  const files: Row[][] = [];
+  for (const format of DATA_FORMATS) {
+    const response = await get(t, `/api/programs/${programId}/export?${query}&format=${format}`);
+    expect(response.statusCode, response.body).toBe(200);
+    const { rows } = await readBack(response.rawPayload, format);
+    expect(response.headers['partnerkit-export-rows']).toBe(String(rows.length));
+    files.push(rows);
+  }
+  return files;
+}
+
+/** The rows of a table, the same in the three formats. */
+async function rowsOf(t: TestApp, programId: number, query: string): Promise<Row[]> {
+  const [csv, json, parquet] = await exported(t, programId, query);
+  expect(json).toEqual(csv);
+  expect(parquet).toEqual(csv);
+  return csv;
+}
+
+const pick = (row: Row, keys: string[]) => Object.fromEntries(keys.map((k) => [k, row[k]]));
+
+/**
+ * The report tests' history (programs a and b, test clicks and sales), then in April: every
+ * commission approved, payouts created for them and one paid, a refund of t4 after its payout (a
+ * clawback), and a test refund.
+ */
+async function history() {
+  const h = await reportHistory();
+  const { t, a } = h;
+  t.clock.set('2026-04-20T10:00:00.000Z');
+  const batch = (await t.app.inject({ method: 'POST', url: `/api/programs/${a.id}/payouts`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json();
+  const first = batch.payouts[0];
+  await t.app.inject({ method: 'POST', url: `/api/payouts/${first.id}/mark-paid`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  t.clock.set('2026-04-21T10:00:00.000Z');
+  expect((await t.post('/api/v1/track/refund', { transaction_id: 't4', refund_id: 're_t4', amount_cents: 1000, reason: 'partial' }, a.apiKey)).statusCode).toBe(200);
+  expect((await t.post('/api/v1/track/refund', { transaction_id: 'tt1', refund_id: 're_tt1', amount_cents: 500 }, a.testApiKey)).statusCode).toBe(200);
+  return { ...h, batch };
+}
+
+describe('GET /api/programs/:programId/export', () => {
+  test('commissions: the rows of the commissions API, in the three formats alike, money in cents and in units', async () => {
+    const { t, a } = await history();
+    const api = (await get(t, `/api/programs/${a.id}/commissions`)).json() as Array<Record<string, Value>>;
+    const rows = await rowsOf(t, a.id, 'table=commissions');
+    expect(rows.map((r) => pick(r, ['id', 'sale_id', 'partner_id', 'type', 'amount_cents', 'currency', 'status', 'payout_id', 'created_at', 'hold_until', 'paid_at', 'reason']))).toEqual(
+      api.map((c) => ({
+        id: c.id, sale_id: c.saleId, partner_id: c.partnerId, type: c.type, amount_cents: c.amountCents, currency: c.currency, status: c.status,
+        payout_id: c.payoutId, created_at: c.createdAt, hold_until: c.holdUntil, paid_at: c.paidAt, reason: c.reason,
+      })),
+    );
+    for (const row of rows) expect(row.amount).toBe((row.amount_cents as number) / 100);
+    // The refund of t4 after its payout left a clawback of −2.00 (20 % of 10.00), approved.
+    expect(rows.at(-1)).toMatchObject({ type: 'clawback', amount_cents: -200, amount: -2, status: 'approved', partner_name: 'p3@example.com', percent_bp: null });
+  });
+
+  test('payouts: the rows of the payouts API, with the partner and the number of commissions', async () => {
+    const { t, a } = await history();
+    const api = (await get(t, `/api/programs/${a.id}/payouts`)).json() as Array<Record<string, any>>;
+    expect(api.map((p) => p.status)).toEqual(['paid', 'processing', 'processing']);
+    const rows = await rowsOf(t, a.id, 'table=payouts');
+    expect(rows).toEqual(
+      api.map((p) => ({
+        id: p.id, batch_id: p.batchId, partner_id: p.partnerId, partner_name: expect.any(String), currency: p.currency, amount_cents: p.amountCents,
+        amount: p.amountCents / 100, commission_count: p.commissionIds.length, status: p.status, created_at: p.createdAt, paid_at: p.paidAt,
+      })),
+    );
+  });
+
+  test('sales: every live sale of the program with its partner and customer; test sales only when asked for, after the live ones', async () => {
+    const { t, a, p1, p2, p3 } = await history();
+    const live = await rowsOf(t, a.id, 'table=sales');
+    expect(live.map((s) => [s.transaction_id, s.amount_cents, s.amount, s.partner_id, s.customer_key, s.is_test])).toEqual([
+      ['t2', 3000, 30, p1.partnerId, 'c2', false],
+      ['t1', 4999, 49.99, p1.partnerId, 'c1', false],
+      ['t4', 2500, 25, p3.partnerId, 'c4', false],
+      ['t3', 10001, 100.01, p2.partnerId, 'c3', false],
+      ['t1-r1', 4999, 49.99, p1.partnerId, 'c1', false],
+    ]);
+    expect(live[3]).toMatchObject({ occurred_at: '2026-03-05T23:30:00.000Z', received_at: '2026-03-06T09:00:00.000Z', source: 'api', sale_type: 'payment' });
+    const all = await rowsOf(t, a.id, 'table=sales&includeTest=true');
+    expect(all.slice(0, 5)).toEqual(live);
+    expect(all.slice(5).map((s) => [s.transaction_id, s.amount_cents, s.is_test, s.partner_id])).toEqual([
+      ['tt1', 100_000, true, null],
+      ['tt2', 100_000, true, null],
+      ['tt3', 100_000, true, null],
+    ]);
+  });
+
+  test('clicks, customers and refunds: exactly the stored rows of the program, test rows only with includeTest', async () => {
+    const { t, a, p1, p2, p3 } = await history();
+    const stored = await t.store.read((sql) =>
+      sql.all<{ click_id: string; is_test: boolean }>('SELECT click_id, is_test FROM clicks WHERE program_id = $1 ORDER BY id', [a.id]),
+    );
+    const clicks = await rowsOf(t, a.id, 'table=clicks');
+    expect(clicks.map((c) => c.click_id)).toEqual(stored.filter((c) => !c.is_test).map((c) => c.click_id));
+    expect(clicks.filter((c) => c.partner_id === p1.partnerId)).toHaveLength(8);
+    const withTest = await rowsOf(t, a.id, 'table=clicks&includeTest=true');
+    expect(withTest.map((c) => [c.click_id, c.is_test])).toEqual(stored.map((c) => [c.click_id, c.is_test]));
+
+    const customers = await rowsOf(t, a.id, 'table=customers');
+    expect(customers.map((c) => [c.customer_key, c.partner_id, c.ref_code, c.status])).toEqual([
+      ['c1', p1.partnerId, p1.refCode, 'conversion'],
+      ['c2', p1.partnerId, p1.refCode, 'conversion'],
+      ['c3', p2.partnerId, p2.refCode, 'conversion'],
+      ['c4', p3.partnerId, p3.refCode, 'conversion'],
+      ['c5', p3.partnerId, p3.refCode, 'lead'],
+    ]);
+    expect(customers[4]).toMatchObject({ signup_at: '2026-03-06T07:00:00.000Z', first_purchase_at: null });
+
+    const refunds = await rowsOf(t, a.id, 'table=refunds');
+    expect(refunds).toEqual([
+      {
+        id: 1, refund_id: 're_t4', is_test: false, sale_id: 4, partner_id: p3.partnerId, partner_name: 'p3@example.com', ref_code: p3.refCode,
+        amount_cents: 1000, amount: 10, currency: 'USD', reason: 'partial', source: 'api', completes_sale: false, received_at: '2026-04-21T10:00:00.000Z',
+      },
+    ]);
+    const allRefunds = await rowsOf(t, a.id, 'table=refunds&includeTest=true');
+    expect(allRefunds.map((r) => [r.refund_id, r.is_test])).toEqual([['re_t4', false], ['re_tt1', true]]);
+  });
+
+  test("another program's rows are never in an export", async () => {
+    const { t, b } = await history();
+    expect((await rowsOf(t, b.id, 'table=sales')).map((s) => s.transaction_id)).toEqual(['b-t1']);
+    expect(await rowsOf(t, b.id, 'table=payouts')).toEqual([]);
+  });
+
+  test('dateFrom and dateTo: dates are whole UTC days, date-times exact and inclusive, either side may stay open; sales by when they were paid', async () => {
+    const { t, a } = await history();
+    const days = await rowsOf(t, a.id, 'table=clicks&dateFrom=2026-03-04&dateTo=2026-03-06');
+    expect(days.map((c) => c.created_at)).toEqual([...Array(2).fill('2026-03-04T12:00:00.000Z'), ...Array(3).fill('2026-03-06T07:00:00.000Z')]);
+    const instants = await rowsOf(t, a.id, 'table=clicks&dateFrom=2026-03-04T12:00:00.001Z&dateTo=2026-03-06T07:00:00Z');
+    expect(instants).toEqual(days.slice(2));
+    expect((await rowsOf(t, a.id, 'table=clicks&dateFrom=2026-03-10')).map((c) => c.created_at)).toEqual(['2026-03-10T15:00:00.000Z']);
+    expect(await rowsOf(t, a.id, 'table=clicks&dateTo=2026-02-25')).toEqual([]);
+    // t3 was received on 03-06 but paid (occurred_at) on 03-05.
+    expect((await rowsOf(t, a.id, 'table=sales&dateFrom=2026-03-05&dateTo=2026-03-05')).map((s) => s.transaction_id)).toEqual(['t3']);
+  });
+
+  test('Parquet columns are typed: integers, exact decimals, booleans and UTC instants', async () => {
+    const { t, a } = await history();
+    const response = await get(t, `/api/programs/${a.id}/export?table=sales&format=parquet`);
+    const { types } = await readBack(response.rawPayload, 'parquet');
+    expect(types).toMatchObject({
+      id: 'BIGINT', is_test: 'BOOLEAN', amount_cents: 'BIGINT', amount: 'DECIMAL(38,2)', currency: 'VARCHAR',
+      occurred_at: 'TIMESTAMP WITH TIME ZONE', received_at: 'TIMESTAMP WITH TIME ZONE',
+    });
+    const payouts = await readBack((await get(t, `/api/programs/${a.id}/export?table=payouts&format=parquet`)).rawPayload, 'parquet');
+    expect(payouts.types).toMatchObject({ amount_cents: 'DECIMAL(38,0)', amount: 'DECIMAL(38,2)', commission_count: 'BIGINT' });
+  });
+
+  test('headers: the media type, a file name, the length and the number of rows', async () => {
+    const { t, a } = await history();
+    const expected: Record<DataFormat, string> = { csv: 'text/csv; charset=utf-8', json: 'application/json; charset=utf-8', parquet: 'application/vnd.apache.parquet' };
+    for (const format of DATA_FORMATS) {
+      const response = await get(t, `/api/programs/${a.id}/export?table=customers&format=${format}`);
+      expect(response.headers).toMatchObject({
+        'content-type': expected[format],
+        'content-disposition': `attachment; filename="program-${a.id}-customers.${format}"`,
+        'content-length': String(response.rawPayload.length),
+        'partnerkit-export-rows': '5',
+      });
+    }
+    const csv = await get(t, `/api/programs/${a.id}/export?table=customers`);
+    expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8'); // csv unless another format is asked for
+  });
+
+  test('no secret and no visitor hash in any table, whatever the format', async () => {
+    const { t, a } = await history();
+    const secrets = await t.store.read(async (sql) => [
+      ...(await sql.all<{ s: string }>('SELECT key_hash AS s FROM api_keys')),
+      ...(await sql.all<{ s: string }>('SELECT webhook_secret AS s FROM programs')),
+      ...(await sql.all<{ s: string }>('SELECT token_hash AS s FROM sessions')),
+      ...(await sql.all<{ s: string }>('SELECT CAST(visitor_hash AS VARCHAR) AS s FROM clicks WHERE visitor_hash IS NOT NULL')),
+      { s: a.apiKey },
+      { s: ADMIN_TOKEN },
+    ]);
+    expect(secrets.length).toBeGreaterThan(4);
+    for (const table of EXPORT_TABLES) {
+      for (const format of DATA_FORMATS) {
+        const body = (await get(t, `/api/programs/${a.id}/export?table=${table}&format=${format}&includeTest=true`)).rawPayload.toString('latin1');
+        for (const { s } of secrets) expect(body.includes(s), `${table}.${format} holds ${s}`).toBe(false);
+      }
+    }
+  });
+
+  test.each([
+    ['an unknown table', 'table=api_keys', 'table'],
+    ['no table', 'format=csv', 'table'],
+    ['an unknown format', 'table=clicks&format=xlsx', 'format'],
+    ['a date that is not one', 'table=clicks&dateFrom=2026-02-30x', 'dateFrom'],
+    ['includeTest that is not a boolean', 'table=clicks&includeTest=maybe', 'includeTest'],
+  ])('400 invalid_request naming the field for %s', async (_case, query, field) => {
+    const { t, a } = await history();
+    const response = await get(t, `/api/programs/${a.id}/export?${query}`);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toMatchObject({ status: 400, code: 'invalid_request', details: { fields: [expect.objectContaining({ field })] } });
+  });
+
+  test('400 for a range that ends before it starts; 404 for an unknown program', async () => {
+    const { t, a } = await history();
+    const backwards = await get(t, `/api/programs/${a.id}/export?table=clicks&dateFrom=2026-03-05&dateTo=2026-03-04`);
+    expect(backwards.statusCode).toBe(400);
+    expect(backwards.json()).toEqual({
+      data: null,
+      error: {
+        status: 400, name: 'ValidationError', code: 'invalid_request', message: 'Invalid request: dateFrom: dateFrom is after dateTo',
+        details: { fields: [{ field: 'dateFrom', message: 'dateFrom is after dateTo' }] },
+      },
+    });
+    const unknown = await get(t, '/api/programs/999/export?table=clicks');
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().error).toMatchObject({ status: 404, code: 'not_found' });
+  });
+
+  test('the temporary file is gone once the answer has been read', async () => {
+    const { t, a } = await history();
+    const file = await exportedFile(t.deps, { kind: 'admin' }, a.id, { table: 'clicks', format: 'parquet', includeTest: false });
+    const path = String(file.stream.path);
+    expect(existsSync(path)).toBe(true);
+    const chunks: Buffer[] = [];
+    for await (const chunk of file.stream) chunks.push(chunk as Buffer);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(Buffer.concat(chunks).length).toBe(file.bytes);
+    expect(existsSync(dirname(path))).toBe(false);
+  });
+});
+
+describe('a member export', () => {
+  test.each(EXPORT_TABLES.map((table) => [table]) as Array<[ExportTable]>)('%s: a member may export, a former member gets 403', async (table) => {
+    const { t, a } = await reportHistory();
+    await t.admin('POST', `/programs/${a.id}/members`, { email: 'analyst@example.com' });
+    const { token } = await t.admin('POST', '/sessions', { email: 'analyst@example.com' });
+    const asMember = () => t.app.inject({ method: 'GET', url: `/api/programs/${a.id}/export?table=${table}`, headers: { authorization: `Bearer ${token}` } });
+    expect((await asMember()).statusCode).toBe(200);
+    await t.admin('POST', `/programs/${a.id}/members/remove`, { email: 'analyst@example.com' });
+    const refused = await asMember();
+    expect(refused.statusCode).toBe(403);
+  });
+});
