@@ -16,7 +16,7 @@ const ignoreClosedPipe = (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') throw error;
 };
 
-type Progress = { total(value: number): void; update(value: number): void; stop(): void };
+type Progress = { total(value: number): void; update(value: number): void; finish(): void; stop(): void };
 
 export default class Export extends PartnerkitCommand {
   static override description =
@@ -65,7 +65,7 @@ export default class Export extends PartnerkitCommand {
               return pipeline(body, count, createWriteStream(partial, { mode: 0o600 }));
             })).rows)
         : await this.exportLocally(this.dataDir(flags), args.programId, query, partial, progress);
-      progress?.stop();
+      progress?.finish();
       // A reader that stops early (`| head`) is not a failure.
       if (out === '-') await pipeline(createReadStream(partial), process.stdout, { end: false }).catch(ignoreClosedPipe);
       else await rename(partial, out);
@@ -87,13 +87,18 @@ export default class Export extends PartnerkitCommand {
     const bar = new cliProgress.SingleBar({ format: 'exporting {bar} {percentage}% | {duration}s', stopOnComplete: false }, cliProgress.Presets.shades_classic);
     bar.start(100, 0);
     let stopped = false;
+    const stop = () => {
+      if (!stopped) bar.stop();
+      stopped = true;
+    };
     return {
       total: (value) => bar.setTotal(value),
       update: (value) => bar.update(value),
-      stop: () => {
-        if (!stopped) bar.stop();
-        stopped = true;
+      finish: () => {
+        bar.update(bar.getTotal());
+        stop();
       },
+      stop,
     };
   }
 
