@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { renderObject } from '../../src/cli/output.js';
-import { baseUrlFlag, linkBase, magicLink, ttlHoursFlag } from '../../src/cli/sessions.js';
+import { baseUrlFlag, signInLink, ttlHoursFlag } from '../../src/cli/sessions.js';
 
 export default class PartnerLogin extends PartnerkitCommand {
   static override description = "Create a partner portal session (stored hashed; shown once) and print the portal's sign-in link to send the partner";
@@ -18,8 +18,8 @@ export default class PartnerLogin extends PartnerkitCommand {
   async run() {
     const { flags } = await this.parse(PartnerLogin);
     const session = await this.withClient(flags, {}, (client) => client.partners.createSession(flags.partner, { ttlHours: flags['ttl-hours'] }));
-    const { base, note } = linkBase(flags['base-url'], this.serverUrl(flags));
-    const result = { ...session, portalUrl: magicLink(base, 'portal', session.token) };
+    const { url, note } = signInLink('portal', session.token, flags['base-url'], this.serverUrl(flags));
+    const result = { ...session, portalUrl: url };
     this.log(renderObject(result));
     if (note) this.log(`\n${note}`);
     return result;

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { renderObject } from '../../src/cli/output.js';
-import { baseUrlFlag, linkBase, magicLink, ttlHoursFlag } from '../../src/cli/sessions.js';
+import { baseUrlFlag, signInLink, ttlHoursFlag } from '../../src/cli/sessions.js';
 
 export default class SessionCreate extends PartnerkitCommand {
   static override description = "Create a dashboard session token for a user (stored hashed; shown once) and the dashboard's sign-in link";
@@ -18,8 +18,8 @@ export default class SessionCreate extends PartnerkitCommand {
   async run() {
     const { flags } = await this.parse(SessionCreate);
     const session = await this.withClient(flags, {}, (client) => client.sessions.create({ email: flags.email, ttlHours: flags['ttl-hours'] }));
-    const { base, note } = linkBase(flags['base-url'], this.serverUrl(flags));
-    const result = { ...session, dashboardUrl: magicLink(base, 'dashboard', session.token) };
+    const { url, note } = signInLink('dashboard', session.token, flags['base-url'], this.serverUrl(flags));
+    const result = { ...session, dashboardUrl: url };
     this.log(renderObject(result));
     if (note) this.log(`\n${note}`);
     return result;

@@ -15,14 +15,20 @@ export const baseUrlFlag = Flags.string({
  * A magic link (docs/behaviour.md §15.9): the page on `base` with the token in the fragment, which
  * browsers never send to a server, so it stays out of request logs and Referer headers.
  */
-export function magicLink(base: string, page: 'dashboard' | 'portal', token: string): string {
+function magicLink(base: string, page: 'dashboard' | 'portal', token: string): string {
   return `${base.replace(/\/+$/, '')}/${page}#token=${token}`;
 }
 
-/** The base of magic links: --base-url, else the server the command talks to, else serve's default address (with a note to print). */
-export function linkBase(baseUrl: string | undefined, server: string | undefined): { base: string; note?: string } {
+/**
+ * The sign-in link of a new session's token: on --base-url, else the server the command talks to,
+ * else serve's default address, with a note to print saying where the link opens.
+ */
+export function signInLink(page: 'dashboard' | 'portal', token: string, baseUrl: string | undefined, server: string | undefined): { url: string; note?: string } {
   const given = baseUrl ?? server;
-  if (given !== undefined) return { base: given };
+  if (given !== undefined) return { url: magicLink(given, page, token) };
   const base = `http://${SERVE_DEFAULTS.host}:${SERVE_DEFAULTS.port}`;
-  return { base, note: `The link opens once \`partnerkit serve\` runs on this data dir at ${base}; pass --base-url <its public address> for another.` };
+  return {
+    url: magicLink(base, page, token),
+    note: `The link opens once \`partnerkit serve\` runs on this data dir at ${base}; pass --base-url <its public address> for another.`,
+  };
 }

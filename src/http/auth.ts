@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import type { Deps } from '../domain/deps.js';
 import { sameSecret, sha256 } from '../domain/secrets.js';
@@ -20,6 +20,19 @@ declare module 'fastify' {
 export function bearerToken(request: FastifyRequest): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
   return match?.[1];
+}
+
+/**
+ * Authenticates every request of a plugin's routes in onRequest, which runs before validation, so a
+ * missing credential is 401 even when the request is bad; answers the reader of each request's result.
+ */
+// Any server and type provider: the hook reads only the request.
+export function authenticateEvery<T>(app: FastifyInstance<any, any, any, any, any>, authenticate: (request: FastifyRequest) => Promise<T>) {
+  const results = new WeakMap<FastifyRequest, T>();
+  app.addHook('onRequest', async (request) => {
+    results.set(request, await authenticate(request));
+  });
+  return (request: FastifyRequest): T => results.get(request)!;
 }
 
 /** The bearer token, or 401 naming the credential the route takes. */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { ADMIN_TOKEN, type TestApp } from '../helpers/app.js';
-import { reportHistory } from '../helpers/history.js';
+import { REPORT_QUERIES, reportHistory } from '../helpers/history.js';
 import { partnerSession, unauthorized } from '../helpers/route-auth.js';
 
 /**
@@ -86,14 +86,7 @@ describe('GET /api/portal/programs/:programId/performance', () => {
     expect(inA.data.totals).toEqual({ clicks: 3, leads: 0, conversions: 1, sales: 1, revenue: 100.01, commission: 20 });
   });
 
-  test.each([
-    ['7d', 'period=7d'],
-    ['30d', 'period=30d'],
-    ['90d', 'period=90d'],
-    ['all', 'period=all'],
-    ['a custom date range', 'dateFrom=2026-02-26&dateTo=2026-03-06'],
-    ['a custom date-time range', 'dateFrom=2026-03-04T12:00:00.500Z&dateTo=2026-03-06T07:00:00Z'],
-  ])("%s: each partner's totals are its row of the per-partner report, and its days add up to them", async (_name, query) => {
+  test.each(REPORT_QUERIES)("%s: each partner's totals are its row of the per-partner report, and its days add up to them", async (_name, query) => {
     const { t, a, p1, p2, p3, session } = await history();
     const report = (await get(t, `/api/tracking/performance/${a.id}/partners?${query}`, ADMIN_TOKEN)).json();
     for (const partner of [p1, p2, p3]) {

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   performanceQuerySchema, portalCommissionsQuerySchema, portalCommissionsSchema, portalMeSchema, portalPayoutsSchema, portalPerformanceSchema,
@@ -6,18 +5,12 @@ import {
 } from '../../api/index.js';
 import type { AppDeps } from '../../app.js';
 import { portalCommissions, portalMe, portalPayouts, portalPerformance } from '../../domain/portal.js';
-import { partnerSessionAuth } from '../auth.js';
+import { authenticateEvery, partnerSessionAuth } from '../auth.js';
 
 /** The partner portal's APIs (docs/behaviour.md §15.4–§15.8): a partner session only, scoped to its partner. */
 export function portalRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
-    const authenticate = partnerSessionAuth(deps);
-    const partners = new WeakMap<FastifyRequest, number>();
-    // onRequest runs before validation: a missing session is 401 even when the request is bad.
-    app.addHook('onRequest', async (request) => {
-      partners.set(request, await authenticate(request));
-    });
-    const partner = (request: FastifyRequest) => partners.get(request)!;
+    const partner = authenticateEvery(app, partnerSessionAuth(deps));
     const common = { tags: ['portal'], security: [{ partnerSessionToken: [] as string[] }] };
 
     // GET /api/portal/me
