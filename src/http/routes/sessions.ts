@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { meSchema, responses } from '../../api/index.js';
+import { meSchema, noContentResponses, responses } from '../../api/index.js';
 import type { AppDeps } from '../../app.js';
 import { endSession, me } from '../../domain/sessions.js';
 import { requiredBearer, sessionAuth } from '../auth.js';
@@ -32,7 +31,7 @@ export function sessionRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           tags: ['sessions'],
           summary: 'Sign out: the dashboard or partner session of the token is refused from now on',
           security: [{ sessionToken: [] }, { partnerSessionToken: [] }],
-          response: { ...responses(z.null()), 204: z.null().describe('Signed out') },
+          response: noContentResponses(),
         },
       },
       async (request, reply) => {
