@@ -3,6 +3,7 @@ import type { LogLevel } from 'fastify';
 import { clockFromEnv } from '../src/clock.js';
 import { PartnerkitCommand } from '../src/cli/base.js';
 import { nextCommand } from '../src/cli/next-command.js';
+import { SERVE_DEFAULTS } from '../src/cli/sessions.js';
 import { DEFAULT_EDGE, DEFAULT_RATE_LIMIT } from '../src/app.js';
 import { DEFAULT_CONNECTION_TIMEOUTS } from '../src/http/connections.js';
 import { LOG_LEVELS, readableLines } from '../src/http/request-log.js';
@@ -18,8 +19,8 @@ export default class Serve extends PartnerkitCommand {
     '<%= config.bin %> serve --trust-proxy --click-rate-limit 120 --click-dedup-minutes 30',
   ];
   static override flags = {
-    port: Flags.integer({ description: 'port to listen on (0 picks a free one)', default: 3000, min: 0, max: 65535 }),
-    host: Flags.string({ description: 'address to listen on', default: '127.0.0.1' }),
+    port: Flags.integer({ description: 'port to listen on (0 picks a free one)', default: SERVE_DEFAULTS.port, min: 0, max: 65535 }),
+    host: Flags.string({ description: 'address to listen on', default: SERVE_DEFAULTS.host }),
     'rate-limit': Flags.integer({ description: 'requests per window per API key on the tracking API', default: DEFAULT_RATE_LIMIT.max, min: 1 }),
     'rate-window': Flags.integer({ description: 'rate-limit window in seconds', default: DEFAULT_RATE_LIMIT.windowSeconds, min: 1 }),
     // Connections and the request log (docs/behaviour.md §11)

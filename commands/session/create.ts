@@ -1,19 +1,27 @@
 import { Flags } from '@oclif/core';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { renderObject } from '../../src/cli/output.js';
+import { baseUrlFlag, signInLink, ttlHoursFlag } from '../../src/cli/sessions.js';
 
 export default class SessionCreate extends PartnerkitCommand {
-  static override description = 'Create a dashboard session token for a user (stored hashed; shown once)';
-  static override examples = ['<%= config.bin %> session create --email analyst@example.com --ttl-hours 8'];
+  static override description = "Create a dashboard session token for a user (stored hashed; shown once) and the dashboard's sign-in link";
+  static override examples = [
+    '<%= config.bin %> session create --email analyst@example.com --ttl-hours 8',
+    '<%= config.bin %> session create --email analyst@example.com --base-url https://partners.example.com',
+  ];
   static override flags = {
     email: Flags.string({ description: "the user's e-mail", required: true }),
-    'ttl-hours': Flags.integer({ description: 'hours until the token expires', default: 24, min: 1 }),
+    'ttl-hours': ttlHoursFlag,
+    'base-url': baseUrlFlag,
   };
 
   async run() {
     const { flags } = await this.parse(SessionCreate);
     const session = await this.withClient(flags, {}, (client) => client.sessions.create({ email: flags.email, ttlHours: flags['ttl-hours'] }));
-    this.log(renderObject(session));
-    return session;
+    const { url, note } = signInLink('dashboard', session.token, flags['base-url'], this.serverUrl(flags));
+    const result = { ...session, dashboardUrl: url };
+    this.log(renderObject(result));
+    if (note) this.log(`\n${note}`);
+    return result;
   }
 }

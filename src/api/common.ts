@@ -49,3 +49,8 @@ const errorResponses = {
 export function responses<T extends z.ZodType>(ok: T) {
   return { 200: ok, ...errorResponses };
 }
+
+/** The `response` schemas of a route that answers 204 without a body, and the error envelopes. */
+export function noContentResponses() {
+  return { 204: z.null().describe('No content'), ...errorResponses };
+}

@@ -1,8 +1,9 @@
 import type {
   ApiKey, ApproveCommissionsRequest, ClickRequest, ClickResult, Commission, CommissionStatus, CreateApiKeyRequest, CreatedApiKey, CreatedProgram,
-  CreatePartnerRequest, CreateProgramRequest, CreateSessionRequest, DataExportQuery, DemoProgress, DemoRequest, DemoResult, DemoStreamLine, EnrollPartnerRequest,
-  Enrollment, ExportFormat, Health, LeadRequest, LeadResult, LiveSaleResult, MemberRequest, Membership, Partner, PartnerLinks, PartnerReport,
-  Payout, PayoutBatch, PayoutPreview, PayoutStatus, PerformanceQuery, PerformanceReport, ProductRule, ProductRuleRequest, Program, RefundRequest,
+  CreatePartnerRequest, CreatePartnerSessionRequest, CreateProgramRequest, CreateSessionRequest, DataExportQuery, DemoProgress, DemoRequest, DemoResult, DemoStreamLine, EnrollPartnerRequest,
+  Enrollment, ExportFormat, Health, LeadRequest, LeadResult, LiveSaleResult, Me, MemberRequest, Membership, Partner, PartnerLinks, PartnerReport, PartnerSession,
+  Payout, PayoutBatch, PayoutPreview, PayoutStatus, PerformanceQuery, PerformanceReport, PortalCommissions, PortalCommissionsQuery, PortalMe, PortalPayouts,
+  PortalPerformance, ProductRule, ProductRuleRequest, Program, RefundRequest,
   RefundResult, RejectCommissionsRequest, RetiredApiKey, SaleRequest, SaleResult, Session, SkipReason,
   UpdatePartnerRequest, UpdateProgramRequest, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
 } from '../api/index.js';
@@ -23,7 +24,7 @@ export type ClientOptions = {
   transport?: Transport;
   /** Program API key (pk_live_… / pk_test_…) for the tracking API. */
   apiKey?: string;
-  /** Instance admin token or a dashboard session token, for the admin API and reports. */
+  /** Instance admin token or a dashboard session token, for the admin API and reports; a partner session token for the portal calls. */
   token?: string;
   /** Retries of a request that could not reach the server (default 2). */
   retries?: number;
@@ -210,6 +211,9 @@ export class PartnerkitClient {
     enroll: (programId: number, body: EnrollPartnerRequest) => this.post<Enrollment>(`/api/admin/programs/${programId}/partners`, body),
     /** GET /api/admin/programs/:programId/partners/:partnerId: the referral code, the link's path on the server, the via link. */
     links: (programId: number, partnerId: number) => this.get<PartnerLinks>(`/api/admin/programs/${programId}/partners/${partnerId}`),
+    /** POST /api/admin/partners/:partnerId/sessions: a partner portal session token, shown once. */
+    createSession: (partnerId: number, body: CreatePartnerSessionRequest = {}) =>
+      this.post<PartnerSession>(`/api/admin/partners/${partnerId}/sessions`, body),
   };
 
   readonly members = {
@@ -222,6 +226,26 @@ export class PartnerkitClient {
   readonly sessions = {
     /** POST /api/admin/sessions: a dashboard session token, shown once. */
     create: (body: CreateSessionRequest) => this.post<Session>('/api/admin/sessions', body),
+    /** GET /api/me: the session's user and the programs it is an active member of (every program, user null, for the admin token). */
+    me: () => this.get<Me>('/api/me'),
+    /** DELETE /api/session: signs the client's dashboard or partner session out; the token is refused afterwards. */
+    signOut: async (): Promise<void> => {
+      await this.request({ method: 'DELETE', path: '/api/session' });
+    },
+  };
+
+  /** The partner portal's reads, with a partner session token: only that partner's rows. */
+  readonly portal = {
+    /** GET /api/portal/me: the partner and its programs with its links. */
+    me: () => this.get<PortalMe>('/api/portal/me'),
+    /** GET /api/portal/programs/:programId/performance: the partner's days and totals over the period (the report's query). */
+    performance: (programId: number, query: PerformanceQuery = {}) =>
+      this.get<PortalPerformance>(withQuery(`/api/portal/programs/${programId}/performance`, query)),
+    /** GET /api/portal/programs/:programId/commissions */
+    commissions: (programId: number, query: PortalCommissionsQuery = {}) =>
+      this.get<PortalCommissions>(withQuery(`/api/portal/programs/${programId}/commissions`, query)),
+    /** GET /api/portal/programs/:programId/payouts */
+    payouts: (programId: number) => this.get<PortalPayouts>(`/api/portal/programs/${programId}/payouts`),
   };
 
   readonly webhooks = {

@@ -7,9 +7,9 @@ export {
 export { fetchTransport, NetworkError, type ApiRequest, type ApiResponse, type Transport } from './transport.js';
 export type {
   ApiKey, ClickRequest, ClickResult, CommissionStatus, CommissionTerms, CreateApiKeyRequest, CreatedApiKey, CreatedProgram, CreatePartnerRequest,
-  CreateProgramRequest, CreateSessionRequest, DemoRequest, DemoResult, EnrollPartnerRequest, Enrollment, LeadRequest, LeadResult,
-  LiveSaleResult, MemberRequest, Membership, Partner, PartnerLinks, PartnerReport, PartnerReportRow, PerformanceDay, PerformanceQuery,
-  PerformanceReport, Period, ProductRule, ProductRuleRequest, Program, RefundRequest, RefundResult, RetiredApiKey, SaleRequest, SaleResult,
+  CreatePartnerSessionRequest, CreateProgramRequest, CreateSessionRequest, DemoRequest, DemoResult, EnrollPartnerRequest, Enrollment, LeadRequest, LeadResult,
+  LiveSaleResult, Me, MemberRequest, Membership, Partner, PartnerLinks, PartnerReport, PartnerReportRow, PartnerSession, PerformanceDay,
+  PerformanceQuery, PerformanceReport, Period, PortalCommissions, PortalCommissionsQuery, PortalMe, PortalPayouts, PortalPerformance, ProductRule, ProductRuleRequest, Program, RefundRequest, RefundResult, RetiredApiKey, SaleRequest, SaleResult,
   Session, TestSaleResult, Trend, WebhookEvent, WebhookEventsQuery,
   WebhookResult, WebhookSecret, WebhookSecretRequest,
 } from '../api/index.js';

@@ -45,9 +45,11 @@ async function provisionAndTrack(env: NodeJS.ProcessEnv) {
 
   expect(await runJson(['member', 'add', '--program', '1', '--email', 'ann@example.com'], env)).toEqual({ userId: 1, programId: 1, status: 'active' });
   expect(await runJson(['member', 'remove', '--program', '1', '--email', 'ann@example.com'], env)).toEqual({ userId: 1, programId: 1, status: 'inactive' });
-  expect(await runJson(['session', 'create', '--email', 'ann@example.com', '--ttl-hours', '2'], env)).toEqual({
-    token: expect.stringMatching(/^pks_/), expiresAt: '2026-03-01T14:00:00.000Z',
+  const session = await runJson(['session', 'create', '--email', 'ann@example.com', '--ttl-hours', '2'], env);
+  expect(session).toEqual({
+    token: expect.stringMatching(/^pks_/), expiresAt: '2026-03-01T14:00:00.000Z', dashboardUrl: expect.stringMatching(/\/dashboard#token=pks_/),
   });
+  expect(session.dashboardUrl.endsWith(`#token=${session.token}`)).toBe(true);
 
   const saleArgs = ['sale', 'send', '--api-key', program.apiKey, '--customer-key', 'user_1', '--amount-cents', '4000', '--transaction-id', 'in_1', '--product-id', 'pro'];
   expect(await runJson(saleArgs, env)).toEqual({ success: true, sale_id: 1, commission_id: 1, message: 'Sale and commission recorded' });

@@ -54,6 +54,7 @@ const CAPTURES: Array<[string, RegExp]> = [
   ['<refCode>', /refCode\W+(\w+)/],
   ['<click_id>', /\b(ck_\d+_[\w-]+)/],
   ['<sessionToken>', /\b(pks_[\w-]+)/],
+  ['<partnerToken>', /\b(pkp_[\w-]+)/],
   ['<programId>', /program id\s+(\d+)/],
   ['<commissionId>', /commission_id\W+(\d+)/],
   ['<batchId>', /Batch (\d+):/],

@@ -3,6 +3,17 @@ import { buildTestApp, type TestApp } from './app.js';
 /** The instant the report tests read their history at. */
 export const NOW = '2026-03-10T15:00:00.000Z';
 
+/** The report queries the history is checked over: every period, and custom ranges whose edge days are whole and partial. */
+export const REPORT_QUERIES: Array<[string, string]> = [
+  ['7d', 'period=7d'],
+  ['30d', 'period=30d'],
+  ['90d', 'period=90d'],
+  ['all', 'period=all'],
+  ['a custom date range', 'dateFrom=2026-02-26&dateTo=2026-03-06'],
+  ['a custom date-time range', 'dateFrom=2026-03-04T12:00:00.500Z&dateTo=2026-03-06T07:00:00Z'],
+  ['a range before anything happened', 'dateFrom=2026-01-01&dateTo=2026-01-31'],
+];
+
 /** A partner's enrollment in a program: what a click needs. */
 export type Enrolled = { partnerId: number; refCode: string };
 

@@ -10,15 +10,16 @@ import { ADMIN_TOKEN, buildTestApp, type ProgramFixture, type TestApp } from './
  */
 
 /**
- * What a route takes: a program API key, the instance admin token, or a dashboard session (or the
- * admin token); `optionalApiKey` is public, or the program API key when a credential is sent (the click endpoint).
+ * What a route takes: a program API key, the instance admin token, a dashboard session (or the
+ * admin token), a partner session (the portal), or either kind of session (sign-out);
+ * `optionalApiKey` is public, or the program API key when a credential is sent (the click endpoint).
  */
-export type Guard = 'apiKey' | 'optionalApiKey' | 'admin' | 'session';
+export type Guard = 'apiKey' | 'optionalApiKey' | 'admin' | 'session' | 'partner' | 'signOut';
 
 export type PreparedRequest = { url: string; payload?: object };
 
 export type AuthenticatedRoute = {
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** As the app registers it, e.g. /api/admin/programs/:programId. */
   route: string;
   guard: Guard;
@@ -27,6 +28,8 @@ export type AuthenticatedRoute = {
   accepted: number;
   /** A request that fails validation: without credentials it is still 401 (authorization comes first). */
   invalidRequest?: (program: ProgramFixture) => PreparedRequest;
+  /** Portal routes: the status a session of a partner not enrolled in the program gets (404: as for an unknown program). */
+  otherPartner?: number;
 };
 
 export const API_KEY_MESSAGES = {
@@ -44,6 +47,14 @@ const MESSAGES: Record<Guard, { missing: string; refused: string }> = {
   session: {
     missing: 'Missing or malformed Authorization header; send Authorization: Bearer <session token>',
     refused: 'No valid dashboard session: the token is unknown or expired (program API keys are not accepted here)',
+  },
+  partner: {
+    missing: 'Missing or malformed Authorization header; send Authorization: Bearer <partner session token>',
+    refused: 'No valid partner session: the token is unknown or expired (only partner sessions are accepted here)',
+  },
+  signOut: {
+    missing: 'Missing or malformed Authorization header; send Authorization: Bearer <session token>',
+    refused: 'No session to sign out: the token is unknown or expired (the admin token and API keys are not sessions)',
   },
 };
 
@@ -71,8 +82,13 @@ async function memberSession(t: TestApp, program: ProgramFixture, ttlHours = 24)
   return t.admin('POST', '/sessions', { email: 'member@example.com', ttlHours });
 }
 
-const missing = { apiKey: 'missing', optionalApiKey: 'missing', admin: 'missing', session: 'missing' } as const;
-const refused = { apiKey: 'refused', optionalApiKey: 'refused', admin: 'refused', session: 'refused' } as const;
+/** A portal session of the program's partner (or of another partner). */
+export async function partnerSession(t: TestApp, partnerId: number, ttlHours = 24): Promise<{ token: string; expiresAt: string }> {
+  return t.admin('POST', `/partners/${partnerId}/sessions`, { ttlHours });
+}
+
+const missing = { apiKey: 'missing', optionalApiKey: 'missing', admin: 'missing', session: 'missing', partner: 'missing', signOut: 'missing' } as const;
+const refused = { apiKey: 'refused', optionalApiKey: 'refused', admin: 'refused', session: 'refused', partner: 'refused', signOut: 'refused' } as const;
 
 const CASES: Array<[string, Credential, Record<Guard, Verdict>]> = [
   ['no Authorization header', fixed(undefined), { ...missing, optionalApiKey: 'accepted' }],
@@ -82,6 +98,7 @@ const CASES: Array<[string, Credential, Record<Guard, Verdict>]> = [
   ['an unknown API key', fixed(bearer(`pk_live_${'u'.repeat(32)}`)), refused],
   ['an unknown admin token', fixed(bearer('pka_unknown')), refused],
   ['an unknown session token', fixed(bearer('pks_unknown')), refused],
+  ['an unknown partner session token', fixed(bearer('pkp_unknown')), refused],
   [
     'a retired API key',
     async (t, program) => {
@@ -89,15 +106,29 @@ const CASES: Array<[string, Credential, Record<Guard, Verdict>]> = [
       await t.admin('POST', `/programs/${program.id}/keys/${key.id}/retire`);
       return bearer(key.apiKey);
     },
-    { apiKey: 'retired', optionalApiKey: 'retired', admin: 'refused', session: 'refused' },
+    { ...refused, apiKey: 'retired', optionalApiKey: 'retired' },
   ],
-  ['the live API key', async (_t, program) => bearer(program.apiKey), { apiKey: 'accepted', optionalApiKey: 'accepted', admin: 'refused', session: 'refused' }],
-  ['the test API key', async (_t, program) => bearer(program.testApiKey), { apiKey: 'accepted', optionalApiKey: 'accepted', admin: 'refused', session: 'refused' }],
-  ['the admin token', fixed(bearer(ADMIN_TOKEN)), { apiKey: 'refused', optionalApiKey: 'refused', admin: 'accepted', session: 'accepted' }],
+  ['the live API key', async (_t, program) => bearer(program.apiKey), { ...refused, apiKey: 'accepted', optionalApiKey: 'accepted' }],
+  ['the test API key', async (_t, program) => bearer(program.testApiKey), { ...refused, apiKey: 'accepted', optionalApiKey: 'accepted' }],
+  ['the admin token', fixed(bearer(ADMIN_TOKEN)), { ...refused, admin: 'accepted', session: 'accepted' }],
   [
     "a session token of the program's active member",
     async (t, program) => bearer((await memberSession(t, program)).token),
-    { apiKey: 'refused', optionalApiKey: 'refused', admin: 'refused', session: 'accepted' },
+    { ...refused, session: 'accepted', signOut: 'accepted' },
+  ],
+  [
+    "a partner session token of the program's partner",
+    async (t, program) => bearer((await partnerSession(t, program.partnerId)).token),
+    { ...refused, partner: 'accepted', signOut: 'accepted' },
+  ],
+  [
+    'a partner session token at its expiry',
+    async (t, program) => {
+      const { token, expiresAt } = await partnerSession(t, program.partnerId, 1);
+      t.clock.set(expiresAt);
+      return bearer(token);
+    },
+    refused,
   ],
   [
     'a session token at its expiry',
@@ -120,7 +151,7 @@ async function rowCounts(t: TestApp): Promise<Record<string, number>> {
 }
 
 async function send(t: TestApp, method: string, request: PreparedRequest, authorization: string | undefined) {
-  return t.app.inject({ method: method as 'GET' | 'POST' | 'PATCH', url: request.url, payload: request.payload, headers: authorization === undefined ? {} : { authorization } });
+  return t.app.inject({ method: method as AuthenticatedRoute['method'], url: request.url, payload: request.payload, headers: authorization === undefined ? {} : { authorization } });
 }
 
 async function expectRefused(t: TestApp, method: string, request: PreparedRequest, authorization: string | undefined, body: object) {
@@ -151,6 +182,26 @@ export function runCommonRouteTests(route: AuthenticatedRoute): void {
       const response = await send(t, method, request, await credential(t, program));
       expect(response.statusCode, response.body).toBe(route.accepted);
     });
+
+    if (guard === 'partner') {
+      const status = route.otherPartner ?? 404;
+      test(`a session of a partner enrolled only in another program: ${status}, nothing stored`, async () => {
+        const t = await buildTestApp();
+        const program = await t.program();
+        const request = await route.prepareRequest(t, program);
+        const other = await t.program({ name: 'Other program' });
+        const { token } = await partnerSession(t, other.partnerId);
+        const before = await rowCounts(t);
+        const response = await send(t, method, request, bearer(token));
+        expect(response.statusCode, response.body).toBe(status);
+        if (status === 404) {
+          expect(response.json()).toEqual({
+            data: null, error: { status: 404, name: 'NotFoundError', message: `Program ${program.id} not found`, details: null, code: 'not_found' },
+          });
+        }
+        expect(await rowCounts(t)).toEqual(before);
+      });
+    }
 
     if (route.invalidRequest) {
       const invalid = route.invalidRequest;

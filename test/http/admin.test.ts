@@ -169,8 +169,8 @@ describe('service endpoints', () => {
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/track/click', '/api/v1/track/lead', '/api/admin/programs']));
   });
 
-  // What each route takes besides its JSON 200 body; a route missing here fails the test below.
-  const REQUESTS: Record<string, { params?: string[]; query?: string[]; body?: true }> = {
+  // What each route takes besides its JSON 200 body (or its 204 without one); a route missing here fails the test below.
+  const REQUESTS: Record<string, { params?: string[]; query?: string[]; body?: true; noContent?: true }> = {
     'POST /api/v1/track/click': { body: true },
     'POST /api/v1/track/lead': { body: true },
     'POST /api/v1/track/sale': { body: true },
@@ -208,6 +208,13 @@ describe('service endpoints', () => {
     'POST /api/payout-batches/{batchId}/mark-paid': { params: ['batchId'] },
     'GET /api/payout-batches/{batchId}/export': { params: ['batchId'], query: ['format', 'currency'] },
     'GET /api/programs/{programId}/export': { params: ['programId'], query: ['table', 'format', 'dateFrom', 'dateTo', 'includeTest'] },
+    'POST /api/admin/partners/{partnerId}/sessions': { params: ['partnerId'], body: true },
+    'GET /api/me': {},
+    'DELETE /api/session': { noContent: true },
+    'GET /api/portal/me': {},
+    'GET /api/portal/programs/{programId}/performance': { params: ['programId'], query: ['period', 'dateFrom', 'dateTo'] },
+    'GET /api/portal/programs/{programId}/commissions': { params: ['programId'], query: ['status'] },
+    'GET /api/portal/programs/{programId}/payouts': { params: ['programId'] },
   };
 
   type Operation = {
@@ -224,9 +231,13 @@ describe('service endpoints', () => {
     );
     expect(operations.map(([route]) => route).sort()).toEqual(Object.keys(REQUESTS).sort());
     for (const [route, operation] of operations) {
-      const ok = operation.responses['200']?.content?.['application/json']?.schema;
-      expect(ok?.type ?? ok?.anyOf ?? ok?.oneOf, `${route}: 200 body schema`).toBeDefined();
       const expected = REQUESTS[route];
+      if (expected.noContent) {
+        expect(Object.keys(operation.responses).filter((status) => status.startsWith('2')), `${route}: 204 only`).toEqual(['204']);
+      } else {
+        const ok = operation.responses['200']?.content?.['application/json']?.schema;
+        expect(ok?.type ?? ok?.anyOf ?? ok?.oneOf, `${route}: 200 body schema`).toBeDefined();
+      }
       const named = (where: string) => (operation.parameters ?? []).filter((p) => p.in === where);
       expect(named('path').map((p) => p.name), `${route}: path parameters`).toEqual(expected.params ?? []);
       expect(named('query').map((p) => p.name), `${route}: query parameters`).toEqual(expected.query ?? []);

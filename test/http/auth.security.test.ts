@@ -242,6 +242,45 @@ const ROUTES: AuthenticatedRoute[] = [
     invalidRequest: () => ({ url: '/api/payout-batches/1/export?format=pdf' }),
   },
   {
+    method: 'POST', route: `${ADMIN}/partners/:partnerId/sessions`, guard: 'admin', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `${ADMIN}/partners/${program.partnerId}/sessions`, payload: { ttlHours: 2 } }),
+    invalidRequest: (program) => ({ url: `${ADMIN}/partners/${program.partnerId}/sessions`, payload: { ttlHours: 0 } }),
+  },
+  {
+    method: 'GET', route: '/api/me', guard: 'session', accepted: 200,
+    prepareRequest: async () => ({ url: '/api/me' }),
+  },
+  {
+    method: 'DELETE', route: '/api/session', guard: 'signOut', accepted: 204,
+    prepareRequest: async () => ({ url: '/api/session' }),
+  },
+  {
+    // Another partner's own view: it names no program of the route's.
+    method: 'GET', route: '/api/portal/me', guard: 'partner', accepted: 200, otherPartner: 200,
+    prepareRequest: async () => ({ url: '/api/portal/me' }),
+  },
+  {
+    method: 'GET', route: '/api/portal/programs/:programId/performance', guard: 'partner', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/portal/programs/${program.id}/performance?period=30d` }),
+    invalidRequest: () => ({ url: '/api/portal/programs/999/performance?period=1y' }),
+  },
+  {
+    method: 'GET', route: '/api/portal/programs/:programId/commissions', guard: 'partner', accepted: 200,
+    prepareRequest: async (t, program) => {
+      await approvedCommission(t, program);
+      return { url: `/api/portal/programs/${program.id}/commissions?status=approved` };
+    },
+    invalidRequest: () => ({ url: '/api/portal/programs/999/commissions?status=open' }),
+  },
+  {
+    method: 'GET', route: '/api/portal/programs/:programId/payouts', guard: 'partner', accepted: 200,
+    prepareRequest: async (t, program) => {
+      await processingPayout(t, program);
+      return { url: `/api/portal/programs/${program.id}/payouts` };
+    },
+    invalidRequest: () => ({ url: '/api/portal/programs/0/payouts' }),
+  },
+  {
     method: 'GET', route: '/api/tracking/performance/:programId/partners', guard: 'session', accepted: 200,
     prepareRequest: async (_t, program) => ({ url: `/api/tracking/performance/${program.id}/partners` }),
     invalidRequest: () => ({ url: '/api/tracking/performance/999/partners?period=1y' }),

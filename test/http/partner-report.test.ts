@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { ADMIN_TOKEN, buildTestApp, type TestApp } from '../helpers/app.js';
-import { NOW, reportHistory as history } from '../helpers/history.js';
+import { NOW, REPORT_QUERIES, reportHistory as history } from '../helpers/history.js';
 
 /**
  * GET /api/tracking/performance/:programId/partners (docs/behaviour.md §14.5): a row per partner,
@@ -51,15 +51,7 @@ describe('GET /api/tracking/performance/:programId/partners', () => {
     });
   });
 
-  test.each([
-    ['7d', 'period=7d'],
-    ['30d', 'period=30d'],
-    ['90d', 'period=90d'],
-    ['all', 'period=all'],
-    ['a custom date range', 'dateFrom=2026-02-26&dateTo=2026-03-06'],
-    ['a custom date-time range', 'dateFrom=2026-03-04T12:00:00.500Z&dateTo=2026-03-06T07:00:00Z'],
-    ['a range before anything happened', 'dateFrom=2026-01-01&dateTo=2026-01-31'],
-  ])("%s: the partners' rows add up to the program report's totals", async (_name, query) => {
+  test.each(REPORT_QUERIES)("%s: the partners' rows add up to the program report's totals", async (_name, query) => {
     const { t, a } = await history();
     const [program, partners] = await Promise.all(
       [`/api/tracking/performance/${a.id}?${query}`, `/api/tracking/performance/${a.id}/partners?${query}`].map(async (url) => (await get(t, url)).json()),

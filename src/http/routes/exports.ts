@@ -1,12 +1,10 @@
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   dataExportFileName, dataExportQuerySchema, dataFileSchema, programParams, responses, EXPORT_ROWS_HEADER, type DataFormat,
 } from '../../api/index.js';
 import type { AppDeps } from '../../app.js';
-import type { Viewer } from '../../domain/access.js';
 import { exportedFile } from '../../domain/exports.js';
-import { sessionAuth } from '../auth.js';
+import { authenticateEvery, sessionAuth } from '../auth.js';
 
 const MEDIA_TYPES: Record<DataFormat, string> = {
   csv: 'text/csv; charset=utf-8',
@@ -17,17 +15,12 @@ const MEDIA_TYPES: Record<DataFormat, string> = {
 /** A program's data as a file (docs/behaviour.md §14.8): a member's dashboard session or the admin token. */
 export function exportRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
-    const authenticate = sessionAuth(deps);
-    const viewers = new WeakMap<FastifyRequest, Viewer>();
+    const viewer = authenticateEvery(app, sessionAuth(deps));
 
     // GET /api/programs/:programId/export
     app.get(
       '/api/programs/:programId/export',
       {
-        // onRequest runs before validation, so a missing session is 401 even when the query is bad.
-        onRequest: async (request) => {
-          viewers.set(request, await authenticate(request));
-        },
         schema: {
           tags: ['exports'],
           summary: "One table of a program's data (clicks, customers, sales, commissions, refunds or payouts) as CSV, JSON or Parquet",
@@ -43,7 +36,7 @@ export function exportRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       async (request, reply) => {
         const { programId } = request.params;
         const { table, format } = request.query;
-        const file = await exportedFile(deps, viewers.get(request)!, programId, request.query);
+        const file = await exportedFile(deps, viewer(request), programId, request.query);
         return reply
           .header(EXPORT_ROWS_HEADER, file.rows)
           .header('content-length', file.bytes)

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
@@ -7,21 +6,14 @@ import {
   EXPORTED_PAYOUTS_HEADER, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER,
 } from '../../api/index.js';
 import type { AppDeps } from '../../app.js';
-import type { Viewer } from '../../domain/access.js';
 import { listCommissions, reviewCommissions } from '../../domain/commissions.js';
 import { createPayouts, exportBatch, listPayouts, markBatchPaid, previewPayouts, settlePayout, showPayout } from '../../domain/payouts.js';
-import { sessionAuth } from '../auth.js';
+import { authenticateEvery, sessionAuth } from '../auth.js';
 
 /** Commission review and payouts (docs/behaviour.md §13): a member's dashboard session or the admin token. */
 export function payoutRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
-    const authenticate = sessionAuth(deps);
-    const viewers = new WeakMap<FastifyRequest, Viewer>();
-    // onRequest runs before validation: a missing session is 401 even when the request is bad.
-    app.addHook('onRequest', async (request) => {
-      viewers.set(request, await authenticate(request));
-    });
-    const viewer = (request: FastifyRequest) => viewers.get(request)!;
+    const viewer = authenticateEvery(app, sessionAuth(deps));
     const common = { tags: ['payouts'], security: [{ sessionToken: [] as string[] }, { adminToken: [] as string[] }] as Array<Record<string, string[]>> };
 
     // GET /api/programs/:programId/commissions
