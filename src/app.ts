@@ -11,8 +11,10 @@ import { adminRoutes } from './http/routes/admin.js';
 import { demoRoutes } from './http/routes/demo.js';
 import { pageRoutes } from './http/routes/pages.js';
 import { payoutRoutes } from './http/routes/payouts.js';
+import { portalRoutes } from './http/routes/portal.js';
 import { reportRoutes } from './http/routes/reports.js';
 import { scriptRoutes } from './http/routes/script.js';
+import { sessionRoutes } from './http/routes/sessions.js';
 import { trackingRoutes } from './http/routes/tracking.js';
 import type { RateLimit } from './http/rate-limits.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
@@ -95,6 +97,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           apiKey: { type: 'http', scheme: 'bearer', description: 'Program API key (pk_live_… or pk_test_…)' },
           adminToken: { type: 'http', scheme: 'bearer', description: 'Instance admin token' },
           sessionToken: { type: 'http', scheme: 'bearer', description: 'Dashboard session token' },
+          partnerSessionToken: { type: 'http', scheme: 'bearer', description: 'Partner portal session token' },
         },
       },
     },
@@ -116,6 +119,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(scriptRoutes(deps));
   await app.register(reportRoutes(deps));
   await app.register(payoutRoutes(deps));
+  await app.register(sessionRoutes(deps));
+  await app.register(portalRoutes(deps));
   await app.register(adminRoutes(deps), { prefix: '/api/admin' });
   await app.register(demoRoutes(deps), { prefix: '/api/admin' });
   await app.register(webhookRoutes(deps));

@@ -89,7 +89,10 @@ export const updatePartnerRequestSchema = z
   .refine(someField, NOTHING_TO_CHANGE);
 export const enrollPartnerRequestSchema = z.object({ partnerId: id });
 export const memberRequestSchema = z.object({ email });
-export const createSessionRequestSchema = z.object({ email, ttlHours: z.number().gt(0).max(24 * 365).default(24) });
+/** Hours a session lasts: more than 0, at most a year (docs/behaviour.md §2.6, §15.3). */
+const ttlHours = z.number().gt(0).max(24 * 365).default(24);
+export const createSessionRequestSchema = z.object({ email, ttlHours });
+export const createPartnerSessionRequestSchema = z.object({ ttlHours });
 
 /** A commission rule as the API shows it: a percentage or a flat amount in cents. */
 export const commissionTermsSchema = z.discriminatedUnion('type', [
@@ -142,6 +145,7 @@ export const partnerSchema = z.object({
 export const enrollmentSchema = z.object({ id: z.int(), programId: z.int(), partnerId: z.int(), refCode: z.string(), createdAt: instant });
 export const membershipSchema = z.object({ userId: z.int(), programId: z.int(), status: z.enum(['active', 'inactive']) });
 export const sessionSchema = z.object({ token: z.string().describe('Shown only here'), expiresAt: instant });
+export const partnerSessionSchema = z.object({ partnerId: z.int(), token: z.string().describe('Shown only here'), expiresAt: instant });
 
 export type CreateProgramRequest = z.input<typeof createProgramRequestSchema>;
 export type UpdateProgramRequest = z.input<typeof updateProgramRequestSchema>;
@@ -152,6 +156,7 @@ export type CreatePartnerRequest = z.input<typeof createPartnerRequestSchema>;
 export type EnrollPartnerRequest = z.input<typeof enrollPartnerRequestSchema>;
 export type MemberRequest = z.input<typeof memberRequestSchema>;
 export type CreateSessionRequest = z.input<typeof createSessionRequestSchema>;
+export type CreatePartnerSessionRequest = z.input<typeof createPartnerSessionRequestSchema>;
 
 export type CommissionTerms = z.output<typeof commissionTermsSchema>;
 export type ProductRule = z.output<typeof productRuleSchema>;
@@ -164,3 +169,4 @@ export type Partner = z.output<typeof partnerSchema>;
 export type Enrollment = z.output<typeof enrollmentSchema>;
 export type Membership = z.output<typeof membershipSchema>;
 export type Session = z.output<typeof sessionSchema>;
+export type PartnerSession = z.output<typeof partnerSessionSchema>;

@@ -9,6 +9,7 @@ export * from './constants.js';
 export * from './demo.js';
 export * from './media-types.js';
 export * from './payouts.js';
+export * from './portal.js';
 export * from './links.js';
 export * from './reports.js';
 export * from './tracking.js';

@@ -77,18 +77,20 @@ export async function followPartnerLink(deps: ClickDeps, visit: LinkVisit): Prom
   return { kind: 'redirect', location: target.href };
 }
 
+/** The landing URL with `via=<refCode>` added to its query, for pages that load the tracking script; null without one. */
+export function viaUrl(landingUrl: string | null, refCode: string): string | null {
+  if (landingUrl === null) return null;
+  const via = new URL(landingUrl);
+  via.searchParams.set('via', refCode);
+  return via.href;
+}
+
 /** GET /api/admin/programs/:programId/partners/:partnerId: the partner's referral code and links in the program. */
 export async function partnerLinks({ store }: Deps, programId: number, partnerId: number): Promise<PartnerLinks> {
   return store.read(async (sql) => {
     const { program } = await cachedProgram(store, sql, programId);
     const enrollment = await findEnrollment(sql, programId, partnerId);
     if (!enrollment) throw new AppError('not_found', `Partner ${partnerId} is not enrolled in program ${programId}`);
-    let viaUrl: string | null = null;
-    if (program.landing_url !== null) {
-      const via = new URL(program.landing_url);
-      via.searchParams.set('via', enrollment.ref_code);
-      viaUrl = via.href;
-    }
     return {
       programId,
       partnerId,
@@ -96,7 +98,7 @@ export async function partnerLinks({ store }: Deps, programId: number, partnerId
       status: enrollment.status,
       linkPath: partnerLinkPath(enrollment.ref_code),
       landingUrl: program.landing_url,
-      viaUrl,
+      viaUrl: viaUrl(program.landing_url, enrollment.ref_code),
     };
   });
 }

@@ -78,7 +78,7 @@ export async function createPayouts({ store, clock }: Deps, viewer: Viewer, prog
 export async function listPayouts({ store }: Deps, viewer: Viewer, programId: number, status: PayoutStatus | undefined): Promise<Payout[]> {
   return store.read(async (sql) => {
     await viewedProgram(store, sql, viewer, programId);
-    return (await payouts.programPayouts(sql, programId, status)).map(payoutView);
+    return (await payouts.programPayouts(sql, programId, { status })).map(payoutView);
   });
 }
 

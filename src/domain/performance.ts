@@ -6,6 +6,7 @@ import { startOfDay } from 'date-fns/startOfDay';
 import { DEFAULT_PERIOD, type PartnerReport, type Period, type PerformanceQuery, type PerformanceReport, type Trend } from '../api/index.js';
 import { invalidRequest } from '../errors.js';
 import type { Sql } from '../store/db.js';
+import type { ProgramRow } from '../store/programs.js';
 import * as reports from '../store/reports.js';
 import type { PerformanceTotals } from '../store/reports.js';
 import type { Deps } from './deps.js';
@@ -146,49 +147,43 @@ function conversionRate(conversions: number, clicks: number): number {
 }
 
 /**
- * A program's report after authentication and validation: the query (400), the program (404) and
- * the viewer's membership (403) checked in that order, then `build` over the report's windows, on
- * one reader.
+ * A program's report after authentication and validation: the query (400), then `program` (the
+ * program the caller may see: 404, 403), then `build` over the report's windows, on one reader.
  */
-function programReport<T>(
+export function programReport<T>(
   { store, clock }: Deps,
-  viewer: Viewer,
-  programId: number,
   query: PerformanceQuery,
+  program: (sql: Sql) => Promise<ProgramRow>,
   build: (sql: Sql, window: ReportWindow) => Promise<T>,
 ): Promise<T> {
   const range = requestedRange(query);
-  return store.read(async (sql) => {
-    const program = await viewedProgram(store, sql, viewer, programId);
-    return build(sql, reportWindow(range, clock.now(), program.created_at));
-  });
+  return store.read(async (sql) => build(sql, reportWindow(range, clock.now(), (await program(sql)).created_at)));
 }
 
 /** GET /api/tracking/performance/:programId after authentication and validation: 404, 403, then the report. */
 export function performanceReport(deps: Deps, viewer: Viewer, programId: number, query: PerformanceQuery): Promise<PerformanceReport> {
-  return programReport(deps, viewer, programId, query, async (sql, window) => {
+  return programReport(deps, query, (sql) => viewedProgram(deps.store, sql, viewer, programId), async (sql, window) => {
     const { days, current, previous } = await reports.performance(sql, programId, window);
     return buildReport(window, days, current, previous);
   });
 }
 
-/** The per-partner report's body from its rows (docs/behaviour.md §14.5): counts as stored, money in dollars. */
+/** A partner's sums as the API writes them (docs/behaviour.md §14.5): counts as stored, `leads` the lead status, money in dollars. */
+export function partnerMetrics<T extends reports.PartnerMetrics>({ leadStatus, revenueCents, commissionCents, ...rest }: T) {
+  return { ...rest, leads: leadStatus, revenue: dollars(revenueCents), commission: dollars(commissionCents) };
+}
+
+/** The per-partner report's body from its rows (docs/behaviour.md §14.5). */
 export function buildPartnerReport(window: ReportWindow, rows: reports.PartnerTotals[]): PartnerReport {
   return {
-    data: rows.map(({ leadStatus, revenueCents, commissionCents, ...counts }) => ({
-      ...counts,
-      leads: leadStatus,
-      revenue: dollars(revenueCents),
-      commission: dollars(commissionCents),
-      conversionRate: conversionRate(counts.conversions, counts.clicks),
-    })),
+    data: rows.map((row) => ({ ...partnerMetrics(row), conversionRate: conversionRate(row.conversions, row.clicks) })),
     meta: { period: window.period, dateFrom: window.from.toISOString(), dateTo: window.to.toISOString() },
   };
 }
 
 /** GET /api/tracking/performance/:programId/partners: the program report's credential, periods and errors, a row per partner. */
 export function partnerReport(deps: Deps, viewer: Viewer, programId: number, query: PerformanceQuery): Promise<PartnerReport> {
-  return programReport(deps, viewer, programId, query, async (sql, window) =>
+  return programReport(deps, query, (sql) => viewedProgram(deps.store, sql, viewer, programId), async (sql, window) =>
     buildPartnerReport(window, await reports.partnerPerformance(sql, programId, window)),
   );
 }

@@ -265,14 +265,31 @@ export async function setMembership(deps: Deps, programId: number, email: string
   });
 }
 
+/**
+ * A new session token shown once and what is stored of it: its hash and an expiry `ttlHours` from
+ * now (docs/behaviour.md §2.6, §15.3).
+ */
+function newSession(prefix: string, now: Date, ttlHours: number) {
+  const token = randomToken(prefix, 32);
+  return { token, token_hash: sha256(token), created_at: now, expires_at: addHours(now, ttlHours, { in: utc }) };
+}
+
 export async function createSession({ store, clock }: Deps, email: string, ttlHours: number) {
   return store.transaction(async (sql) => {
     const user = await members.findUserByEmail(sql, email.toLowerCase());
     if (!user) throw new AppError('not_found', `No user with e-mail ${email}; add them with member add first`);
-    const token = randomToken('pks_', 32);
-    const now = clock.now();
-    const expiresAt = addHours(now, ttlHours, { in: utc });
-    await members.insertSession(sql, { token_hash: sha256(token), user_id: user.id, created_at: now, expires_at: expiresAt });
-    return { token, expiresAt: expiresAt.toISOString() };
+    const { token, ...row } = newSession('pks_', clock.now(), ttlHours);
+    await members.insertSession(sql, { ...row, user_id: user.id });
+    return { token, expiresAt: row.expires_at.toISOString() };
+  });
+}
+
+/** POST /api/admin/partners/:partnerId/sessions: a partner portal session (docs/behaviour.md §15.3). */
+export async function createPartnerSession({ store, clock }: Deps, partnerId: number, ttlHours: number) {
+  return store.transaction(async (sql) => {
+    if (!(await partners.findPartner(sql, partnerId))) throw partnerNotFound(partnerId);
+    const { token, ...row } = newSession('pkp_', clock.now(), ttlHours);
+    await partners.insertPartnerSession(sql, { ...row, partner_id: partnerId });
+    return { partnerId, token, expiresAt: row.expires_at.toISOString() };
   });
 }

@@ -4,8 +4,8 @@ import type { Deps } from '../domain/deps.js';
 import { sameSecret, sha256 } from '../domain/secrets.js';
 import type { Viewer } from '../domain/access.js';
 import { cachedApiKey, readApiKey } from '../domain/api-keys.js';
+import { sessionPartner, sessionUser } from '../domain/sessions.js';
 import type { ApiKeyRow } from '../store/api-keys.js';
-import { findSession } from '../store/members.js';
 import type { FailedAuthentications } from './rate-limits.js';
 
 export const KEY_ROTATION_DOCS_URL = 'https://github.com/partnerkit/partnerkit#api-keys';
@@ -22,6 +22,13 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
+/** The bearer token, or 401 naming the credential the route takes. */
+export function requiredBearer(request: FastifyRequest, credential: string): string {
+  const token = bearerToken(request);
+  if (!token) throw new AppError('unauthorized', `Missing or malformed Authorization header; send Authorization: Bearer <${credential}>`);
+  return token;
+}
+
 /**
  * Program API key (docs/behaviour.md §2.4, §4.1): 401 unauthorized, or 401 api_key_rotation_required
  * for a retired key. A token is read from the store once, known or unknown (docs/architecture.md §5);
@@ -29,8 +36,7 @@ export function bearerToken(request: FastifyRequest): string | undefined {
  */
 export function apiKeyAuth(deps: Deps, failures: FailedAuthentications) {
   return async (request: FastifyRequest): Promise<void> => {
-    const token = bearerToken(request);
-    if (!token) throw new AppError('unauthorized', 'Missing or malformed Authorization header; send Authorization: Bearer <API key>');
+    const token = requiredBearer(request, 'API key');
     const hash = sha256(token); // once per request: the caches and the store both know a key by it
     let key = cachedApiKey(deps.store, hash);
     if (key === undefined) {
@@ -74,17 +80,31 @@ export function adminAuth(adminTokenHash: string) {
 
 /**
  * Dashboard session (docs/behaviour.md §5.1) or the instance admin token; anything else, a program API
- * key included, is 401. Membership of the program is checked later, after validation and the 404.
+ * key and a partner session included, is 401. Membership of the program is checked later, after
+ * validation and the 404.
  */
 export function sessionAuth(deps: Deps & { adminTokenHash: string }) {
   return async (request: FastifyRequest): Promise<Viewer> => {
-    const token = bearerToken(request);
-    if (!token) throw new AppError('unauthorized', 'Missing or malformed Authorization header; send Authorization: Bearer <session token>');
+    const token = requiredBearer(request, 'session token');
     if (isAdminToken(deps.adminTokenHash, token)) return { kind: 'admin' };
-    const session = await deps.store.read((sql) => findSession(sql, sha256(token)));
-    if (!session || session.expires_at <= deps.clock.now()) {
+    const userId = await sessionUser(deps, token);
+    if (userId === undefined) {
       throw new AppError('unauthorized', 'No valid dashboard session: the token is unknown or expired (program API keys are not accepted here)');
     }
-    return { kind: 'user', userId: session.user_id };
+    return { kind: 'user', userId };
+  };
+}
+
+/**
+ * A partner session (docs/behaviour.md §15.4), the only credential of the portal routes: a dashboard
+ * session and the admin token are 401 there. Answers the session's partner.
+ */
+export function partnerSessionAuth(deps: Deps) {
+  return async (request: FastifyRequest): Promise<number> => {
+    const partnerId = await sessionPartner(deps, requiredBearer(request, 'partner session token'));
+    if (partnerId === undefined) {
+      throw new AppError('unauthorized', 'No valid partner session: the token is unknown or expired (only partner sessions are accepted here)');
+    }
+    return partnerId;
   };
 }

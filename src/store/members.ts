@@ -8,6 +8,10 @@ export function findUserByEmail(sql: Sql, email: string): Promise<UserRow | unde
   return sql.one<UserRow>('SELECT * FROM users WHERE email = $1', [email]);
 }
 
+export function findUser(sql: Sql, id: number): Promise<UserRow | undefined> {
+  return sql.one<UserRow>('SELECT * FROM users WHERE id = $1', [id]);
+}
+
 export async function insertUser(sql: Sql, u: UserRow): Promise<void> {
   await sql.run('INSERT INTO users (id, email, created_at) VALUES ($1, $2, $3)', [u.id, u.email, u.created_at]);
 }
@@ -32,4 +36,18 @@ export async function insertSession(sql: Sql, s: SessionRow): Promise<void> {
 
 export function findSession(sql: Sql, tokenHash: string): Promise<SessionRow | undefined> {
   return sql.one<SessionRow>('SELECT * FROM sessions WHERE token_hash = $1', [tokenHash]);
+}
+
+/** Signs a dashboard session out: the token is refused from now on. */
+export async function deleteSession(sql: Sql, tokenHash: string): Promise<void> {
+  await sql.run('DELETE FROM sessions WHERE token_hash = $1', [tokenHash]);
+}
+
+/** The programs a user is an active member of, by id. */
+export function memberPrograms(sql: Sql, userId: number): Promise<Array<{ id: number; name: string }>> {
+  return sql.all(
+    `SELECT p.id, p.name FROM workspace_members m JOIN programs p ON p.id = m.program_id
+     WHERE m.user_id = $1 AND m.status = 'active' ORDER BY p.id`,
+    [userId],
+  );
 }

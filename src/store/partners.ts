@@ -64,3 +64,43 @@ export function findEnrollmentsByRefs(sql: Sql, refCodes: string[]): Promise<Par
 }
 
 
+export type PartnerSessionRow = { token_hash: string; partner_id: number; created_at: Date; expires_at: Date };
+
+export async function insertPartnerSession(sql: Sql, s: PartnerSessionRow): Promise<void> {
+  await sql.run('INSERT INTO partner_sessions (token_hash, partner_id, created_at, expires_at) VALUES ($1, $2, $3, $4)', [
+    s.token_hash, s.partner_id, s.created_at, s.expires_at,
+  ]);
+}
+
+export function findPartnerSession(sql: Sql, tokenHash: string): Promise<PartnerSessionRow | undefined> {
+  return sql.one<PartnerSessionRow>('SELECT * FROM partner_sessions WHERE token_hash = $1', [tokenHash]);
+}
+
+/** Signs a partner session out: the token is refused from now on. */
+export async function deletePartnerSession(sql: Sql, tokenHash: string): Promise<void> {
+  await sql.run('DELETE FROM partner_sessions WHERE token_hash = $1', [tokenHash]);
+}
+
+/** A partner's enrollment with what its portal shows of the program. */
+export type PartnerEnrollmentRow = PartnerProgramRow & { program_name: string; landing_url: string | null };
+
+/** Every enrollment of a partner, by program id. */
+export function partnerEnrollments(sql: Sql, partnerId: number): Promise<PartnerEnrollmentRow[]> {
+  return sql.all<PartnerEnrollmentRow>(
+    `SELECT e.*, p.name AS program_name, p.landing_url FROM partner_programs e JOIN programs p ON p.id = e.program_id
+     WHERE e.partner_id = $1 ORDER BY e.program_id`,
+    [partnerId],
+  );
+}
+
+/** The currencies an enrollment's live sales and commissions were in, at most `limit` of them. */
+export async function enrollmentCurrencies(sql: Sql, programId: number, enrollmentId: number, limit: number): Promise<string[]> {
+  const rows = await sql.all<{ currency: string }>(
+    `SELECT DISTINCT currency FROM (
+       SELECT currency FROM sale_events WHERE program_id = $1 AND partner_program_id = $2
+       UNION ALL SELECT currency FROM commissions WHERE program_id = $1 AND partner_program_id = $2
+     ) ORDER BY currency LIMIT $3`,
+    [programId, enrollmentId, limit],
+  );
+  return rows.map((r) => r.currency);
+}

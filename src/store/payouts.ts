@@ -30,8 +30,11 @@ export function batchPayouts(sql: Sql, batchId: number): Promise<PayoutRow[]> {
   return payouts(sql, 'batch_id = $1', [batchId]);
 }
 
-export function programPayouts(sql: Sql, programId: number, status: PayoutStatus | undefined): Promise<PayoutRow[]> {
-  return payouts(sql, 'program_id = $1 AND ($2::VARCHAR IS NULL OR status = $2)', [programId, status ?? null]);
+/** A program's payouts, by id, optionally of one status and one partner. */
+export function programPayouts(sql: Sql, programId: number, filter: { status?: PayoutStatus; partnerId?: number }): Promise<PayoutRow[]> {
+  return payouts(sql, 'program_id = $1 AND ($2::VARCHAR IS NULL OR status = $2) AND ($3::BIGINT IS NULL OR partner_id = $3)', [
+    programId, filter.status ?? null, filter.partnerId ?? null,
+  ]);
 }
 
 /** The program a batch belongs to, or undefined for an unknown batch. */

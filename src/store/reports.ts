@@ -143,11 +143,8 @@ export async function performance(
   return { days, current, previous };
 }
 
-/** One partner's row of the per-partner report: what its enrollment's events sum to in the window. */
-export type PartnerTotals = {
-  partnerId: number;
-  name: string;
-  refCode: string;
+/** What a partner's events sum to (over the window, or one day of it). */
+export type PartnerMetrics = {
   clicks: number;
   /** Customers signed up whose status is still lead, as the program report's `totalLeads`. */
   leadStatus: number;
@@ -157,42 +154,59 @@ export type PartnerTotals = {
   commissionCents: bigint;
 };
 
+/** One partner's row of the per-partner report: what its enrollment's events sum to in the window. */
+export type PartnerTotals = PartnerMetrics & { partnerId: number; name: string; refCode: string };
+
 const PARTNER_COUNTS = ['clicks', 'leadStatus', 'conversions', 'sales'] as const;
 /** The per-partner row has no refunded total (docs/behaviour.md §14.5): refunds net its revenue. */
 const PARTNER_MONEY = ['revenueCents', 'commissionCents'] as const;
 // The refunded total has no place in a partner's row; every other source with an enrollment splits.
 const BY_ENROLLMENT = SOURCES.filter((s) => s.enrollment !== null && !s.sums.includes('refundedCents'));
 
-/** Each source summed per enrollment where `inRange` holds, with a sign: the edges are subtracted. */
-const perEnrollment = (sign: 1 | -1, inRange: (s: (typeof SOURCES)[number]) => string) =>
-  BY_ENROLLMENT.map(
-    (s) => `SELECT ${sign} AS sign, ${s.enrollment} AS enrollment, ${s.sums} FROM ${s.table} WHERE program_id = $1 AND ${inRange(s)} AND ${s.where} GROUP BY ALL`,
-  ).join('\n  UNION ALL BY NAME\n  ');
+/**
+ * The partner sums are split either by enrollment (every partner of the program: the per-partner
+ * report) or by stored day for one enrollment, the parameter $6 (a partner's own days: the partner
+ * portal, docs/behaviour.md §15.6). Both are the same parts, so a partner's days add up to its row.
+ */
+type Split = 'enrollment' | 'day';
+
+/** Each source summed per `split` where `inRange` holds, with a sign: the edges are subtracted. */
+const signedParts = (split: Split, sign: 1 | -1, inRange: (s: (typeof SOURCES)[number]) => string) =>
+  BY_ENROLLMENT.map((s) => {
+    const key = split === 'enrollment' ? `${s.enrollment} AS enrollment` : `${s.day} AS day`;
+    const partner = split === 'day' ? `${s.enrollment} = $6 AND ` : '';
+    return `SELECT ${sign} AS sign, ${key}, ${s.sums} FROM ${s.table} WHERE program_id = $1 AND ${partner}${inRange(s)} AND ${s.where} GROUP BY ALL`;
+  }).join('\n  UNION ALL BY NAME\n  ');
 const signedSum = (type: string) => (m: string) => `CAST(coalesce(sum(sign * "${m}"), 0) AS ${type}) AS "${m}"`;
+const PARTNER_METRICS = [...PARTNER_COUNTS, ...PARTNER_MONEY];
 
 /*
- * One round trip, the program report's sources split by enrollment: each summed over the window's
- * stored UTC days ($2 … $3, pruned by zone maps without reading an instant), less the parts of the
- * first day before the start $4 and of the last day after the end $5, read by instant from one
- * day's row groups. Every enrollment of the program gets a row, with zeros when nothing happened;
+ * The program report's sources split by `split`: each summed over the window's stored UTC days
+ * ($2 … $3, pruned by zone maps without reading an instant), less the parts of the first day before
+ * the start $4 and of the last day after the end $5, read by instant from one day's row groups.
+ */
+const windowSums = (split: Split) => `
+parts AS (
+  ${signedParts(split, 1, (s) => `${s.day} BETWEEN $2 AND $3`)}
+  UNION ALL BY NAME
+  ${signedParts(split, -1, (s) => `${s.day} = $2 AND ${s.at} < $4`)}
+  UNION ALL BY NAME
+  ${signedParts(split, -1, (s) => `${s.day} = $3 AND ${s.at} > $5`)}
+),
+sums AS (
+  SELECT ${split}, ${[...PARTNER_COUNTS.map(signedSum('BIGINT')), ...PARTNER_MONEY.map(signedSum('HUGEINT'))].join(', ')}
+  FROM parts GROUP BY ${split}
+)`;
+const metricsOf = (alias: string) => PARTNER_METRICS.map((m) => `coalesce(${alias}."${m}", 0) AS "${m}"`).join(', ');
+
+/*
+ * One round trip. Every enrollment of the program gets a row, with zeros when nothing happened;
  * since every event belongs to exactly one enrollment of its program, the rows add up to the
  * program report's totals.
  */
 const PARTNERS_SQL = `
-WITH
-parts AS (
-  ${perEnrollment(1, (s) => `${s.day} BETWEEN $2 AND $3`)}
-  UNION ALL BY NAME
-  ${perEnrollment(-1, (s) => `${s.day} = $2 AND ${s.at} < $4`)}
-  UNION ALL BY NAME
-  ${perEnrollment(-1, (s) => `${s.day} = $3 AND ${s.at} > $5`)}
-),
-sums AS (
-  SELECT enrollment, ${[...PARTNER_COUNTS.map(signedSum('BIGINT')), ...PARTNER_MONEY.map(signedSum('HUGEINT'))].join(', ')}
-  FROM parts GROUP BY enrollment
-)
-SELECT e.partner_id AS "partnerId", p.name, e.ref_code AS "refCode",
-  ${[...PARTNER_COUNTS, ...PARTNER_MONEY].map((m) => `coalesce(s."${m}", 0) AS "${m}"`).join(', ')}
+WITH ${windowSums('enrollment')}
+SELECT e.partner_id AS "partnerId", p.name, e.ref_code AS "refCode", ${metricsOf('s')}
 FROM partner_programs e
 JOIN partners p ON p.id = e.partner_id
 LEFT JOIN sums s ON s.enrollment = e.id
@@ -203,4 +217,24 @@ ORDER BY "revenueCents" DESC, clicks DESC, "partnerId"
 /** Every partner of the program with its totals over the window, by revenue, then clicks, then partner id. */
 export function partnerPerformance(sql: Sql, programId: number, w: Pick<PerformanceWindows, 'from' | 'to'>): Promise<PartnerTotals[]> {
   return sql.all<PartnerTotals>(PARTNERS_SQL, [programId, dayValue(w.from), dayValue(w.to), w.from, w.to]);
+}
+
+/** One partner's sums of one day of the window. */
+export type PartnerDayRow = PartnerMetrics & { day: string };
+
+/** One round trip: a row per UTC day of the window, oldest first, zeros included (a day spine). */
+const PARTNER_DAYS_SQL = `
+WITH ${windowSums('day')},
+spine AS (SELECT CAST(d AS DATE) AS day FROM generate_series($2, $3, INTERVAL 1 DAY) AS r(d))
+SELECT strftime(d.day, '%Y-%m-%d') AS day, ${metricsOf('s')}
+FROM spine d LEFT JOIN sums s ON s.day = d.day
+ORDER BY d.day
+`;
+
+/**
+ * One enrollment's days over the window: the per-partner report's sums split by day instead of by
+ * enrollment, so they add up exactly to the enrollment's row of that report.
+ */
+export function partnerDays(sql: Sql, programId: number, enrollmentId: number, w: Pick<PerformanceWindows, 'from' | 'to'>): Promise<PartnerDayRow[]> {
+  return sql.all<PartnerDayRow>(PARTNER_DAYS_SQL, [programId, dayValue(w.from), dayValue(w.to), w.from, w.to, enrollmentId]);
 }

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   apiKeyParams, apiKeySchema, type CommissionInput, createApiKeyRequestSchema, createdApiKeySchema, createdProgramSchema,
-  createPartnerRequestSchema, createProgramRequestSchema, createSessionRequestSchema, DEFAULT_COMMISSION_PERCENT, enrollmentParams,
-  enrollmentSchema, enrollPartnerRequestSchema, memberRequestSchema, membershipSchema, partnerLinksSchema, partnerParams, partnerSchema,
+  createPartnerRequestSchema, createPartnerSessionRequestSchema, createProgramRequestSchema, createSessionRequestSchema, DEFAULT_COMMISSION_PERCENT, enrollmentParams,
+  enrollmentSchema, enrollPartnerRequestSchema, memberRequestSchema, membershipSchema, partnerLinksSchema, partnerParams, partnerSchema, partnerSessionSchema,
   productRuleRequestSchema, productRuleSchema, programParams, programSchema, responses, retiredApiKeySchema, sessionSchema,
   updatePartnerRequestSchema, updateProgramRequestSchema, webhookEventSchema, webhookEventsQuerySchema, webhookSecretRequestSchema, webhookSecretSchema,
 } from '../../api/index.js';
@@ -205,6 +205,21 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       (request) => provisioning.createSession(deps, request.body.email, request.body.ttlHours),
+    );
+
+    // POST /api/admin/partners/:partnerId/sessions
+    app.post(
+      '/partners/:partnerId/sessions',
+      {
+        schema: {
+          ...common,
+          summary: 'Create a partner portal session token for a partner',
+          params: partnerParams,
+          body: createPartnerSessionRequestSchema,
+          response: responses(partnerSessionSchema),
+        },
+      },
+      (request) => provisioning.createPartnerSession(deps, request.params.partnerId, request.body.ttlHours),
     );
 
     // GET /api/admin/programs/:programId/webhook-events
