@@ -63,8 +63,8 @@ export function dailyChart(days: string[], series: ChartSeries[], caption: strin
         scales: { x: { time: true } },
         axes: [
           {},
-          { scale: 'count', values: (_u, ticks) => ticks.map((t) => series[0].format(t)) },
-          { scale: 'money', side: 1, grid: { show: false }, values: (_u, ticks) => ticks.map((t) => series.find((s) => s.money)?.format(t) ?? String(t)) },
+          { scale: 'count', size: 60, values: (_u, ticks) => ticks.map((t) => series[0].format(t)) },
+          { scale: 'money', side: 1, size: 80, grid: { show: false }, values: (_u, ticks) => ticks.map((t) => series.find((s) => s.money)?.format(t) ?? String(t)) },
         ],
         hooks: { draw: [() => figure.setAttribute('data-drawn', 'true')] },
       },

@@ -1,6 +1,7 @@
 import './pages.css';
 import type { PartnerReport, PerformanceReport, Trend } from '../../api/reports.js';
 import type { PayoutPreview } from '../../api/payouts.js';
+import type { Me } from '../../api/portal.js';
 import { dailyChart } from './chart.js';
 import { h, select, show, table } from './dom.js';
 import { formatCount, formatDay, formatMoney, formatPercent, formatTrend } from './format.js';
@@ -9,7 +10,6 @@ import { periodFromUrl, periodPicker, periodToQuery, reportQuery, setQuery, type
 import { start, type Shell } from './shell.js';
 
 /** The merchant dashboard (docs/behaviour.md §16.2): one program's numbers over a period. */
-type Me = { user: { id: number; email: string } | null; admin: boolean; programs: { id: number; name: string }[] };
 
 type Metric = keyof PerformanceReport['metrics'];
 type Kind = 'count' | 'money' | 'percent';

@@ -8,7 +8,7 @@ import type { Shell } from './shell.js';
  * Commissions and payouts on the dashboard (docs/behaviour.md §16.2): the lists, the reviews and
  * the payout steps the CLI's commission and payout commands make, through the same API calls.
  */
-const SHOWN = 100;
+const SHOWN = 20;
 
 export function moneySections(shell: Shell, parent: HTMLElement, programId: number, names: Map<number, string>, preview: PayoutPreview): void {
   const commissions = h('section', { id: 'commissions' });
