@@ -24,6 +24,7 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
     const review = (verb: 'approve' | 'reject', id: number) => act(commissionStatus, async () => {
       await (verb === 'approve' ? client.commissions.approve(programId, { ids: [id] }) : client.commissions.reject(programId, { ids: [id] }));
       await loadCommissions();
+      await loadPayouts(await client.payouts.preview(programId));
       say(commissionStatus, `Commission ${id} ${verb === 'approve' ? 'approved' : 'rejected'}.`);
     });
     show(
