@@ -1,13 +1,14 @@
 // npm run bench [-- section ...]: the figures and targets of docs/architecture.md §11, each beside a
 // ceiling measured in the same run on the same machine; prints a table and writes the figures to
 // bench/results.json.
-// Sections: cli, sales, refunds, webhooks, clicks, links, mixed, flood, payouts, profile, demo, reports, partners, scaling (default: all). BENCH_CLICKS scales the demo
+// Sections: cli, sales, refunds, webhooks, clicks, links, mixed, flood, payouts, profile, demo, reports, partners, dashboard, scaling (default: all). BENCH_CLICKS scales the demo
 // and report data down for a quick try (default 10,000,000); BENCH_SCALING lists the scaling sizes.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import Table from 'cli-table3';
 import { benchCli } from './cli.js';
+import { benchDashboard } from './dashboard.js';
 import { benchClicks, benchFlood, benchLinks, benchMixed } from './clicks.js';
 import { benchPayouts } from './payouts.js';
 import { profileWrites, type WriteProfile } from './profile.js';
@@ -222,8 +223,8 @@ if (wanted('demo') || wanted('reports')) {
     target: '≥ 2 M rows/s, ≥ 25 % of SQL',
     met: d.figures.rowsPerSecond.median >= 2e6 && d.figures.rowsPerSecond.median >= 0.25 * d.figures.ceilingRowsPerSecond.median,
   });
-} else if (wanted('partners')) {
-  log(`partners: the reports' data set, partnerkit demo --clicks ${fmt(clicks)} (one load)…`);
+} else if (wanted('partners') || wanted('dashboard')) {
+  log(`partners, dashboard: the reports' data set, partnerkit demo --clicks ${fmt(clicks)} (one load)…`);
   demoData = await demoDataSet(clicks);
 }
 
@@ -258,6 +259,30 @@ if (wanted('partners') && demoData) {
     target: '≤ 60 ms, ≤ 1.5× the program report',
     met: p.partners.median <= 60 && ratio <= 1.5,
   });
+}
+
+if (wanted('dashboard') && demoData) {
+  log('dashboard: headless Chromium, navigation to the chart drawn, 90 days, 1 cold + 5 warm loads, the report API beside it…');
+  const d = await benchDashboard(demoData.dataDir, demoData.programId);
+  results.dashboard = d;
+  record({
+    figure: 'dashboard: navigation → chart drawn (90d, warm)',
+    value: `${spread(d.load)} ms`,
+    ceiling: `report API 90d ${fmt(d.report.median, 1)} ms`,
+    ratio: `${(d.load.median / d.report.median).toFixed(1)}×`,
+    target: '≤ 1,000 ms',
+    met: d.load.median <= 1000,
+  });
+  for (const [page, size] of Object.entries(d.bundles)) {
+    record({
+      figure: `${page} page: JS / CSS gzipped`,
+      value: `${fmt(size.js / 1024, 1)} / ${fmt(size.css / 1024, 1)} KB`,
+      ceiling: '—',
+      ratio: '—',
+      target: 'JS ≤ 150 KB',
+      met: size.js <= 150 * 1024,
+    });
+  }
 }
 demoData?.remove();
 

@@ -10,6 +10,7 @@ import { refuseMalformedStrings } from './http/unicode.js';
 import { adminRoutes } from './http/routes/admin.js';
 import { demoRoutes } from './http/routes/demo.js';
 import { exportRoutes } from './http/routes/exports.js';
+import { pageRoutes } from './http/routes/pages.js';
 import { payoutRoutes } from './http/routes/payouts.js';
 import { portalRoutes } from './http/routes/portal.js';
 import { reportRoutes } from './http/routes/reports.js';
@@ -44,6 +45,11 @@ export type AppDeps = {
    * that opens the data dir (docs/architecture.md §15).
    */
   openApi?: boolean;
+  /**
+   * The directory of the built pages (dist/web): `serve` delivers /dashboard, /portal and their
+   * assets from it (docs/behaviour.md §16.1). The CLI's in-process app has no use for them.
+   */
+  pages?: string;
 };
 
 export const DEFAULT_RATE_LIMIT: RateLimit = { max: 100, windowSeconds: 1 };
@@ -103,6 +109,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     delegator: (request, callback) => callback(null, { origin: request.url?.startsWith('/api/v1/track/click') ?? false }),
   });
   await app.register(rateLimit, { global: false });
+  // API answers hold a session's data: no browser or proxy keeps them (docs/behaviour.md §16.1).
+  app.addHook('onSend', async (request, reply) => {
+    if (request.url.startsWith('/api/') && !reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store');
+  });
 
   app.get('/healthz', { schema: { hide: true, response: { 200: health } } }, async () => ({ status: 'ok' as const, now: deps.clock.now().toISOString() }));
   if (openApi) app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -116,5 +126,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(adminRoutes(deps), { prefix: '/api/admin' });
   await app.register(demoRoutes(deps), { prefix: '/api/admin' });
   await app.register(webhookRoutes(deps));
+  if (deps.pages) await app.register(pageRoutes(deps.pages));
   return app;
 }

@@ -35,6 +35,7 @@ export async function openLocalApp(
     connections?: AppDeps['connections'];
     edge?: EdgeSettings;
     openApi?: AppDeps['openApi'];
+    pages?: AppDeps['pages'];
   } = {},
 ): Promise<LocalApp> {
   const adminToken = ensureDataDir(dir);
@@ -47,6 +48,7 @@ export async function openLocalApp(
     log: options.log,
     connections: options.connections,
     openApi: options.openApi,
+    pages: options.pages,
     ...(options.edge ?? DEFAULT_EDGE),
   };
   const app = await buildApp(deps);

@@ -1,4 +1,5 @@
 import { rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { AppDeps, EdgeSettings } from './app.js';
 import type { Clock } from './clock.js';
 import type { DataDir, Discovery } from './config.js';
@@ -16,6 +17,9 @@ export type ServeOptions = {
   edge: EdgeSettings;
 };
 
+/** The pages `npm run build` writes: dist/web, beside this module's dist/src. */
+export const PAGES_DIR = fileURLToPath(new URL('../web/', import.meta.url));
+
 export type RunningServer = LocalApp & { url: string; stop(): Promise<void> };
 
 /**
@@ -28,6 +32,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     log: options.log,
     connections: options.connections,
     edge: options.edge,
+    pages: PAGES_DIR,
   });
   let address: string;
   try {

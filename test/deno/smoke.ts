@@ -14,6 +14,7 @@ const app = await buildApp({
   adminTokenHash: sha256(adminToken),
   rateLimit: { max: 100, windowSeconds: 1 },
   ...DEFAULT_EDGE,
+  pages: new URL('../../dist/web/', import.meta.url).pathname,
 });
 const admin = { authorization: `Bearer ${adminToken}` };
 
@@ -58,6 +59,15 @@ try {
     [1, 49.99, 1, 10],
   );
   assert.deepEqual(data.at(-1), { date: '2026-03-01', period: '2026-03-01', clicks: 1, leads: 1, conversions: 1, revenue: 49.99, partners: 1, sales: 0, commission: 10 });
+  // The pages and their assets, served by @fastify/static under Deno's HTTP server.
+  const page = await fetch(`${url}/dashboard`);
+  assert.equal(page.status, 200);
+  assert.equal(page.headers.get('cache-control'), 'no-store');
+  const script = /src="(\/assets\/[^"]+\.js)"/.exec(await page.text())![1];
+  const asset = await fetch(`${url}${script}`);
+  assert.equal(asset.status, 200);
+  assert.equal(asset.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+  assert.ok((await asset.text()).length > 10_000);
   console.log(`deno smoke: ok (Deno ${Deno.version.deno})`);
 } finally {
   await app.close();

@@ -67,6 +67,8 @@ export type TestAppOptions = {
   log?: AppDeps['log'];
   /** Connection timeouts (serve's defaults by default). */
   connections?: AppDeps['connections'];
+  /** The built pages' directory (none by default, as the CLI's in-process app). */
+  pages?: string;
 };
 
 /** An app over a fresh in-memory DuckDB with a movable clock, closed when the test that built it finishes. */
@@ -86,6 +88,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     trustProxy: options.trustProxy ?? false,
     log: options.log,
     connections: options.connections,
+    pages: options.pages,
   };
   const app = await buildApp(deps);
   onTestFinished(() => app.close());

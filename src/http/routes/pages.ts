@@ -1,0 +1,51 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { FastifyPluginAsync } from 'fastify';
+
+/** The pages `serve` delivers (docs/behaviour.md §16.1), built by `npm run build` into dist/web. */
+export const PAGES = ['dashboard', 'portal'] as const;
+
+/**
+ * The pages run only the bundle they were built with: scripts and styles from this server's files,
+ * API calls to this server, no inline script or style, no framing, no form posting elsewhere.
+ */
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/**
+ * /dashboard and /portal (HTML, never cached: it names the assets of the current build) and
+ * /assets/* (content-hashed names, so cached for a year as immutable). @fastify/static is loaded
+ * here, when `serve` asks for the pages, not by every CLI command (docs/architecture.md §15).
+ */
+export function pageRoutes(dir: string): FastifyPluginAsync {
+  return async (app) => {
+    const built = PAGES.every((page) => existsSync(join(dir, `${page}.html`)));
+    const security = { 'content-security-policy': CONTENT_SECURITY_POLICY, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+    for (const page of PAGES) {
+      const html = built ? readFileSync(join(dir, `${page}.html`)) : `The pages are not built: run npm run build (no ${join(dir, `${page}.html`)}).\n`;
+      // GET /dashboard, GET /portal: the page; its session comes in the URL's fragment, never sent here.
+      app.get(`/${page}`, { schema: { hide: true } }, async (_request, reply) =>
+        reply
+          .code(built ? 200 : 503)
+          .headers({ ...security, 'cache-control': 'no-store' })
+          .type(built ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8')
+          .send(html),
+      );
+    }
+    if (!built) return;
+    const fastifyStatic = createRequire(import.meta.url)('@fastify/static') as typeof import('@fastify/static').default;
+    await app.register(fastifyStatic, {
+      root: join(dir, 'assets'),
+      prefix: '/assets/',
+      index: false,
+      list: false,
+      dotfiles: 'deny',
+      cacheControl: true,
+      immutable: true,
+      maxAge: '365d',
+      setHeaders: (response) => response.setHeader('x-content-type-options', 'nosniff'),
+      schemaHide: true,
+    });
+  };
+}

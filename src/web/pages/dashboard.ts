@@ -1,0 +1,158 @@
+import './pages.css';
+import type { PartnerReport, PerformanceReport, Trend } from '../../api/reports.js';
+import type { PayoutPreview } from '../../api/payouts.js';
+import type { Me } from '../../api/portal.js';
+import { dailyChart } from './chart.js';
+import { h, select, show, table } from './dom.js';
+import { formatCount, formatDay, formatMoney, formatPercent, formatTrend } from './format.js';
+import { moneySections } from './money.js';
+import { periodFromUrl, periodPicker, periodToQuery, reportQuery, setQuery, type PeriodChoice } from './period.js';
+import { start, type Shell } from './shell.js';
+
+/** The merchant dashboard (docs/behaviour.md §16.2): one program's numbers over a period. */
+
+type Metric = keyof PerformanceReport['metrics'];
+type Kind = 'count' | 'money' | 'percent';
+/** Every total of the report, with its trend where the report has one. */
+const KPIS: { label: string; metric: Metric; trend?: Metric; kind: Kind }[] = [
+  { label: 'Clicks', metric: 'totalClicks', trend: 'clicksTrend', kind: 'count' },
+  { label: 'Leads', metric: 'totalLeads', trend: 'leadsTrend', kind: 'count' },
+  { label: 'Conversions', metric: 'totalConversions', trend: 'conversionsTrend', kind: 'count' },
+  { label: 'Sales', metric: 'totalSales', trend: 'salesTrend', kind: 'count' },
+  { label: 'Revenue', metric: 'totalRevenue', trend: 'revenueTrend', kind: 'money' },
+  { label: 'Commission', metric: 'totalPartnersCommission', trend: 'commissionTrend', kind: 'money' },
+  { label: 'Refunded', metric: 'totalRefunded', trend: 'refundedTrend', kind: 'money' },
+  { label: 'New partners', metric: 'totalPartners', trend: 'partnersTrend', kind: 'count' },
+  { label: 'Conversion rate', metric: 'conversionRate', kind: 'percent' },
+  { label: 'Average order value', metric: 'averageOrderValue', kind: 'money' },
+];
+
+/**
+ * The currency report amounts are shown in: the one the program's balances are kept in, else USD,
+ * the sale endpoint's default. The report adds amounts as sent, without conversion.
+ */
+function currencyOf(preview: PayoutPreview): string {
+  const currencies = new Set([...preview.payouts, ...preview.waiting].map((p) => p.currency));
+  return currencies.size === 1 ? [...currencies][0] : 'USD';
+}
+
+start({ title: 'partnerkit dashboard', storageKey: 'partnerkit.dashboard.token', signInCommand: 'partnerkit session create --email <your e-mail>' }, async (shell) => {
+  const me = await shell.api.call<Me>('GET', '/api/me');
+  if (me.programs.length === 0) {
+    show(shell.root, shell.header(), h('p', { class: 'notice' }, 'You are not a member of any program yet: an admin adds you with partnerkit member add.'));
+    return;
+  }
+  const render = () => programPage(shell, me).catch((error) => shell.fail(error));
+  window.addEventListener('popstate', render);
+  await programPage(shell, me);
+});
+
+function programIdFromUrl(me: Me): number {
+  const wanted = Number(new URLSearchParams(location.search).get('program'));
+  return me.programs.find((p) => p.id === wanted)?.id ?? me.programs[0].id;
+}
+
+async function programPage(shell: Shell, me: Me): Promise<void> {
+  const programId = programIdFromUrl(me);
+  const choice = periodFromUrl();
+  const navigate = (values: Record<string, string | null>) => {
+    setQuery(values);
+    programPage(shell, me).catch((error) => shell.fail(error));
+  };
+  const program = me.programs.find((p) => p.id === programId)!;
+  document.title = `${program.name} · partnerkit dashboard`;
+
+  const kpis = h('section', { id: 'kpis', 'aria-label': 'Totals' }, h('p', { class: 'notice' }, 'Loading…'));
+  const chart = h('section', { id: 'chart', 'aria-label': 'Daily chart' });
+  const partners = h('section', { id: 'partners' });
+  const money = h('div', { id: 'money' });
+  show(
+    shell.root,
+    shell.header(
+      select('Program', me.programs.map((p) => ({ value: String(p.id), label: p.name })), String(programId), (id) => navigate({ program: id }), 'program'),
+      h('span', { class: 'who' }, me.user?.email ?? 'admin'),
+    ),
+    h('nav', { class: 'controls', 'aria-label': 'Period' }, periodPicker(choice, (next: PeriodChoice) => navigate(periodToQuery(next)))),
+    kpis,
+    chart,
+    partners,
+    money,
+  );
+
+  const { client } = shell.api;
+  const query = reportQuery(choice);
+  const [report, byPartner, preview] = await Promise.all([client.reports.performance(programId, query), client.reports.partners(programId, query), client.payouts.preview(programId)]);
+  const currency = currencyOf(preview);
+  const names = new Map(byPartner.data.map((p) => [p.partnerId, p.name]));
+  show(kpis, h('h2', {}, periodHeading(report)), h('div', { class: 'kpis' }, ...KPIS.map((k) => kpiCard(k, report, currency))));
+  show(partners, leaderboard(byPartner, currency));
+  moneySections(shell, money, programId, names, preview);
+
+  // The previous period's rows for the faint lines: the same report over the window the API named.
+  const previous = await client.reports.performance(programId, { dateFrom: report.meta.previousPeriod.dateFrom, dateTo: report.meta.previousPeriod.dateTo });
+  const rows = report.data;
+  const asMoney = (v: number) => formatMoney(v, currency);
+  show(
+    chart,
+    dailyChart(
+      rows.map((r) => r.date),
+      [
+        { label: 'Clicks', values: rows.map((r) => r.clicks), previous: previous.data.map((r) => r.clicks), color: '#2563eb', format: formatCount },
+        { label: 'Leads', values: rows.map((r) => r.leads), previous: previous.data.map((r) => r.leads), color: '#7c3aed', format: formatCount },
+        { label: 'Conversions', values: rows.map((r) => r.conversions), previous: previous.data.map((r) => r.conversions), color: '#059669', format: formatCount },
+        { label: 'Revenue', values: rows.map((r) => r.revenue), previous: previous.data.map((r) => r.revenue), money: true, color: '#d97706', format: asMoney },
+        { label: 'Commission', values: rows.map((r) => r.commission), previous: previous.data.map((r) => r.commission), money: true, color: '#dc2626', format: asMoney },
+      ],
+      'Per day, with the previous period as a dashed line',
+    ),
+  );
+}
+
+function periodHeading(report: PerformanceReport): string {
+  const { dateFrom, dateTo } = report.meta;
+  return `${formatDay(dateFrom)} – ${formatDay(dateTo)}`;
+}
+
+function kpiCard(kpi: (typeof KPIS)[number], report: PerformanceReport, currency: string): HTMLElement {
+  const value = report.metrics[kpi.metric] as number;
+  const text = kpi.kind === 'money' ? formatMoney(value, currency) : kpi.kind === 'percent' ? formatPercent(value) : formatCount(value);
+  const trend = kpi.trend ? formatTrend(report.metrics[kpi.trend] as Trend) : undefined;
+  return h(
+    'article',
+    { class: 'kpi', 'data-metric': kpi.metric },
+    h('h3', {}, kpi.label),
+    h('p', { class: 'value' }, text),
+    trend
+      ? h('p', { class: `trend ${(report.metrics[kpi.trend!] as Trend).trendDirection}`, 'aria-label': trend.label }, `${trend.arrow} ${trend.text}`)
+      : h('p', { class: 'trend' }, ' '),
+  );
+}
+
+function leaderboard(report: PartnerReport, currency: string): HTMLElement {
+  return table(
+    'Partners, by revenue',
+    [
+      { label: '#', numeric: true },
+      { label: 'Partner' },
+      { label: 'Clicks', numeric: true },
+      { label: 'Leads', numeric: true },
+      { label: 'Conversions', numeric: true },
+      { label: 'Sales', numeric: true },
+      { label: 'Revenue', numeric: true },
+      { label: 'Commission', numeric: true },
+      { label: 'Conversion rate', numeric: true },
+    ],
+    report.data.map((p, i) => [
+      i + 1,
+      h('span', { class: 'partner' }, h('span', { class: 'name' }, p.name), h('small', {}, `#${p.partnerId} · ${p.refCode}`)),
+      formatCount(p.clicks),
+      formatCount(p.leads),
+      formatCount(p.conversions),
+      formatCount(p.sales),
+      formatMoney(p.revenue, currency),
+      formatMoney(p.commission, currency),
+      formatPercent(p.conversionRate),
+    ]),
+    { id: 'leaderboard' },
+  );
+}

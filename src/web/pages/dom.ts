@@ -1,0 +1,65 @@
+/**
+ * The one way the pages build DOM (docs/behaviour.md §16.6): text goes in as text nodes, never as
+ * markup, so a partner named `<img src=x onerror=…>` is shown as those characters.
+ */
+export type Child = Node | string | number | null | undefined | false;
+type Attribute = string | number | boolean | null | undefined | ((event: Event) => void);
+
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Record<string, Attribute> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (typeof value === 'function') element.addEventListener(name.slice(2), value);
+    else if (value === true) element.setAttribute(name, '');
+    else if (value !== false && value !== null && value !== undefined) element.setAttribute(name, String(value));
+  }
+  element.append(...nodes(children));
+  return element;
+}
+
+function nodes(children: Child[]): Node[] {
+  return children.filter((c): c is Node | string | number => c !== null && c !== undefined && c !== false).map((c) => (c instanceof Node ? c : document.createTextNode(String(c))));
+}
+
+/** Replaces what an element shows. */
+export function show(parent: Element, ...children: Child[]): void {
+  parent.replaceChildren(...nodes(children));
+}
+
+/** A table with a caption, column headers (right-aligned when numeric) and rows, scrolling sideways on a narrow screen. */
+export function table(caption: string, columns: { label: string; numeric?: boolean }[], rows: Child[][], attributes: Record<string, Attribute> = {}): HTMLElement {
+  const cls = (numeric?: boolean) => (numeric ? 'num' : undefined);
+  return h(
+    'div',
+    { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': caption },
+    h(
+      'table',
+      attributes,
+      h('caption', {}, caption),
+      h('thead', {}, h('tr', {}, ...columns.map((c) => h('th', { scope: 'col', class: cls(c.numeric) }, c.label)))),
+      h('tbody', {}, ...rows.map((row) => h('tr', {}, ...row.map((cell, i) => h('td', { class: cls(columns[i]?.numeric) }, cell))))),
+    ),
+  );
+}
+
+/** A labelled <select>. */
+export function select(label: string, options: { value: string; label: string }[], value: string, onChange: (value: string) => void, name: string): HTMLElement {
+  const control = h('select', { id: name, name, onchange: (e) => onChange((e.target as HTMLSelectElement).value) }, ...options.map((o) => h('option', { value: o.value, selected: o.value === value }, o.label)));
+  return h('label', { class: 'field', for: name }, h('span', {}, label), control);
+}
+
+/** A button that is disabled while its action runs and shows the action's error beside it. */
+export function button(label: string, action: () => Promise<unknown>, attributes: Record<string, Attribute> = {}): HTMLButtonElement {
+  const element: HTMLButtonElement = h('button', {
+    type: 'button',
+    ...attributes,
+    onclick: async () => {
+      element.disabled = true;
+      try {
+        await action();
+      } finally {
+        element.disabled = false;
+      }
+    },
+  }, label);
+  return element;
+}

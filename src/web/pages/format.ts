@@ -1,0 +1,36 @@
+import type { Trend } from '../../api/reports.js';
+
+/**
+ * Numbers as the browser's locale writes them (docs/behaviour.md §16.5). Money is shown with its
+ * currency; the API's amounts are dollars (reports) or integer cents (commissions and payouts).
+ */
+const counts = new Intl.NumberFormat();
+const percents = new Intl.NumberFormat(undefined, { style: 'percent', minimumFractionDigits: 0, maximumFractionDigits: 2 });
+const moneyFormats = new Map<string, Intl.NumberFormat>();
+const dates = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
+const instants = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+export const formatCount = (value: number) => counts.format(value);
+/** A percentage as the API gives it (12.5 for 12.5 %). */
+export const formatPercent = (value: number) => percents.format(value / 100);
+
+export function formatMoney(amount: number, currency: string): string {
+  let format = moneyFormats.get(currency);
+  if (!format) moneyFormats.set(currency, (format = new Intl.NumberFormat(undefined, { style: 'currency', currency })));
+  return format.format(amount);
+}
+
+/** Integer cents in a currency. Amounts past 2^53 cents are the API's nearest double already. */
+export const formatCents = (cents: number, currency: string) => formatMoney(cents / 100, currency);
+
+/** A `YYYY-MM-DD` report day or an instant's UTC day. */
+export const formatDay = (day: string) => dates.format(new Date(day.length === 10 ? `${day}T00:00:00Z` : day));
+export const formatInstant = (iso: string | null) => (iso === null ? '—' : instants.format(new Date(iso)));
+
+const ARROWS = { up: '▲', down: '▼', stable: '■' } as const;
+
+/** A trend as the report states it: the arrow of its direction and the percentage. */
+export function formatTrend(trend: Trend): { arrow: string; text: string; label: string } {
+  const text = formatPercent(trend.trend);
+  return { arrow: ARROWS[trend.trendDirection], text, label: `${trend.trendDirection} ${text} on the previous period` };
+}

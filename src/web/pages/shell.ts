@@ -1,0 +1,69 @@
+import { api, errorText, isSignedOut, type Api } from './api.js';
+import { button, h, show, type Child } from './dom.js';
+import { forgetToken, takeToken } from './session.js';
+
+/**
+ * What both pages share (docs/behaviour.md §16.1): the session from the sign-in link, the sign-in
+ * message when there is none or it expired, sign-out, and the failure of any call.
+ */
+export type Page = {
+  title: string;
+  /** sessionStorage key of the page's token: a member's and a partner's sessions never mix. */
+  storageKey: string;
+  /** The command that prints a sign-in link. */
+  signInCommand: string;
+};
+
+export type Shell = {
+  api: Api;
+  root: HTMLElement;
+  /** Reports a failed call: back to the sign-in message when the session is gone, else the error in `where`. */
+  fail(error: unknown, where?: Element): void;
+  /** The page header: title, what the page is about, the signed-in identity and the sign-out button. */
+  header(...children: Child[]): HTMLElement;
+};
+
+export function start(page: Page, run: (shell: Shell) => Promise<void>): void {
+  const root = document.getElementById('app')!;
+  const token = takeToken(page.storageKey);
+  if (!token) return signIn(root, page, false);
+  const session = api(token);
+  const shell: Shell = {
+    api: session,
+    root,
+    fail(error, where = root) {
+      if (isSignedOut(error)) {
+        forgetToken(page.storageKey);
+        signIn(root, page, true);
+      } else show(where, h('p', { class: 'error', role: 'alert' }, errorText(error)));
+    },
+    header: (...children) =>
+      h(
+        'header',
+        { class: 'top' },
+        h('h1', {}, page.title),
+        ...children,
+        button('Sign out', async () => {
+          // The server forgets the session; the page forgets it even when the server cannot be reached.
+          await session.call('DELETE', '/api/session').catch(() => undefined);
+          forgetToken(page.storageKey);
+          signIn(root, page, false, 'You are signed out.');
+        }, { class: 'secondary', id: 'sign-out' }),
+      ),
+  };
+  run(shell).catch((error) => shell.fail(error));
+}
+
+function signIn(root: HTMLElement, page: Page, expired: boolean, note?: string): void {
+  document.title = page.title;
+  show(
+    root,
+    h(
+      'section',
+      { class: 'signin', id: 'sign-in' },
+      h('h1', {}, page.title),
+      h('p', { role: 'status' }, note ?? (expired ? 'Your session has expired. Sign in again.' : 'You are not signed in.')),
+      h('p', {}, 'To sign in, run ', h('code', {}, page.signInCommand), ' and open the link it prints.'),
+    ),
+  );
+}

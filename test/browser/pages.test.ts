@@ -1,0 +1,333 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { PartnerkitClient } from '../../src/sdk/client.js';
+import type { PerformanceReport } from '../../src/api/reports.js';
+import { BIN, cliEnv, runJson } from '../helpers/cli.js';
+
+/**
+ * The dashboard and the partner portal (docs/behaviour.md §16) in Debian's headless Chromium
+ * against a real `serve` with a pinned clock: the demo's history (program 1) and a small program
+ * with manual approval (program 2) whose partners are Alice and one named like an XSS attack.
+ * Every number on the pages is compared with the API's answer. UPDATE_SCREENSHOTS=1 rewrites
+ * docs/screenshots/ from the same pages.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const NOW = '2026-03-01T12:00:00.000Z';
+const XSS = '<img src=x onerror="window.__xss=1">';
+const SCREENSHOTS = resolve(import.meta.dirname, '../../docs/screenshots');
+
+let dir: string;
+let serve: ChildProcess;
+let url: string;
+let browser: Browser;
+let admin: PartnerkitClient;
+let member: PartnerkitClient;
+let sessionToken: string;
+let expiredToken: string;
+let manual: { id: number; alice: number; xss: number };
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'partnerkit-pages-'));
+  const env = cliEnv(dir, { PARTNERKIT_NOW: NOW });
+  const demo = await runJson(['demo', '--clicks', '20000'], env);
+  sessionToken = demo.sessionToken;
+  // A session that ran out a day before the server's now: made with the clock two days back.
+  expiredToken = (await runJson(['session', 'create', '--email', demo.memberEmail, '--ttl-hours', '24'], cliEnv(dir, { PARTNERKIT_NOW: '2026-02-27T12:00:00.000Z' }))).token;
+
+  serve = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env, stdio: 'ignore' });
+  const discovery = join(dir, 'server.json');
+  while (!existsSync(discovery) || !readFileSync(discovery, 'utf8').includes(`"pid":${serve.pid}`)) await new Promise((r) => setTimeout(r, 50));
+  url = JSON.parse(readFileSync(discovery, 'utf8')).url;
+  admin = new PartnerkitClient({ baseUrl: url, token: readFileSync(join(dir, 'admin-token'), 'utf8').trim() });
+  member = new PartnerkitClient({ baseUrl: url, token: sessionToken });
+
+  const program = await admin.programs.create({ name: 'Manual program', approval: 'manual', holdDays: 0, commissionPercent: 10 });
+  await admin.members.add(program.id, { email: demo.memberEmail });
+  const tracker = new PartnerkitClient({ baseUrl: url, apiKey: program.apiKey });
+  const partner = async (name: string, email: string, sales: number[]) => {
+    const created = await admin.partners.create({ name, email });
+    const { refCode } = await admin.partners.enroll(program.id, { partnerId: created.id });
+    for (const [i, amount] of sales.entries()) {
+      const customerExternalId = `${email}-customer-${i}`;
+      const { clickId } = await tracker.trackClick({ ref: refCode, ip: `10.0.0.${i + 1}` });
+      await tracker.trackLead({ customerExternalId, clickId });
+      await tracker.trackSale({ customerExternalId, amount, invoiceId: `${email}-in-${i}` });
+    }
+    return created.id;
+  };
+  const alice = await partner('Alice', 'alice@example.com', [10_000, 25_050]);
+  await admin.partners.update(alice, { payoutMethod: 'paypal', payoutEmail: 'alice@pay.example' });
+  manual = { id: program.id, alice, xss: await partner(XSS, 'xss@example.com', [4_999]) };
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  serve?.kill('SIGTERM');
+  await new Promise((r) => serve?.once('exit', r));
+  rmSync(dir, { recursive: true, force: true });
+}, 30_000);
+
+/** A fresh profile in en-US on UTC (the numbers the test expects), 1280 or 375 wide; closed after the test. */
+async function open(path: string, width = 1280): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC', viewport: { width, height: 900 }, acceptDownloads: true });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => void (message.type() === 'error' && !message.text().includes('401') && errors.push(message.text())));
+  await page.goto(`${url}${path}`);
+  (page as Page & { errors: string[] }).errors = errors;
+  return { context, page };
+}
+
+const usd = (value: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(value);
+const count = (value: number) => new Intl.NumberFormat('en-US').format(value);
+const percent = (value: number) => new Intl.NumberFormat('en-US', { style: 'percent', maximumFractionDigits: 2 }).format(value / 100);
+const ARROW = { up: '▲', down: '▼', stable: '■' };
+
+/** What each KPI card must show for the report: value and trend. */
+function expectedCards(report: PerformanceReport) {
+  const m = report.metrics;
+  const trend = (t: { trend: number; trendDirection: 'up' | 'down' | 'stable' }) => `${ARROW[t.trendDirection]} ${percent(t.trend)}`;
+  return {
+    totalClicks: [count(m.totalClicks), trend(m.clicksTrend)],
+    totalLeads: [count(m.totalLeads), trend(m.leadsTrend)],
+    totalConversions: [count(m.totalConversions), trend(m.conversionsTrend)],
+    totalSales: [count(m.totalSales), trend(m.salesTrend)],
+    totalRevenue: [usd(m.totalRevenue), trend(m.revenueTrend)],
+    totalPartnersCommission: [usd(m.totalPartnersCommission), trend(m.commissionTrend)],
+    totalRefunded: [usd(m.totalRefunded), trend(m.refundedTrend)],
+    totalPartners: [count(m.totalPartners), trend(m.partnersTrend)],
+    conversionRate: [percent(m.conversionRate), ''],
+    averageOrderValue: [usd(m.averageOrderValue), ''],
+  };
+}
+
+async function shownCards(page: Page) {
+  await page.locator('figure[data-drawn]').first().waitFor();
+  return page.$$eval('.kpi', (cards) =>
+    Object.fromEntries(cards.map((c) => [c.getAttribute('data-metric'), [c.querySelector('.value')!.textContent, c.querySelector('.trend')?.textContent?.trim() ?? '']])),
+  );
+}
+
+const leaderboardRows = (page: Page) => page.$$eval('#leaderboard tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+
+async function screenshot(page: Page, name: string) {
+  if (process.env.UPDATE_SCREENSHOTS !== '1') return;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+describe('the dashboard', () => {
+  test('without a session: the sign-in message naming the command; the page has the policy and no-store', async () => {
+    const { context, page } = await open('/dashboard');
+    try {
+      const response = await page.request.get(`${url}/dashboard`);
+      expect(response.headers()['content-security-policy']).toMatch(/script-src 'self';/);
+      expect(response.headers()['content-security-policy']).not.toContain('unsafe-inline');
+      expect(response.headers()['cache-control']).toBe('no-store');
+      await expect.poll(() => page.locator('#sign-in').textContent()).toBe(
+        'partnerkit dashboardYou are not signed in.To sign in, run partnerkit session create --email <your e-mail> and open the link it prints.',
+      );
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('an expired session: back to the sign-in message, the token forgotten', async () => {
+    const { context, page } = await open(`/dashboard#token=${expiredToken}`);
+    try {
+      await expect.poll(() => page.locator('#sign-in [role=status]').textContent()).toBe('Your session has expired. Sign in again.');
+      expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+      expect(page.url()).toBe(`${url}/dashboard`);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('sign-in by link: the token leaves the URL for sessionStorage; KPIs and leaderboard equal the API; a period change updates the URL and every number', async () => {
+    const { context, page } = await open(`/dashboard?period=30d#token=${sessionToken}`);
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    try {
+      const report30 = await member.reports.performance(1, { period: '30d' });
+      expect(await shownCards(page)).toEqual(expectedCards(report30));
+      expect(page.url()).toBe(`${url}/dashboard?period=30d`);
+      expect(await page.evaluate(() => sessionStorage.getItem('partnerkit.dashboard.token'))).toBe(sessionToken);
+      expect(await page.locator('#program option').allTextContents()).toEqual(['Demo program (seed 42)', 'Manual program']);
+      const partners30 = await member.reports.partners(1, { period: '30d' });
+      expect(await leaderboardRows(page)).toEqual(
+        partners30.data.map((p, i) => [String(i + 1), `${p.name}#${p.partnerId} · ${p.refCode}`, count(p.clicks), count(p.leads), count(p.conversions), count(p.sales), usd(p.revenue), usd(p.commission), percent(p.conversionRate)]),
+      );
+
+      await page.selectOption('#period', '7d');
+      await expect.poll(() => page.url()).toBe(`${url}/dashboard?period=7d`);
+      await page.locator('figure[data-drawn]').waitFor();
+      const report7 = await member.reports.performance(1, { period: '7d' });
+      await expect.poll(() => shownCards(page)).toEqual(expectedCards(report7));
+      expect(report7.metrics.totalClicks).not.toBe(report30.metrics.totalClicks);
+
+      await page.selectOption('#period', 'custom');
+      await page.fill('#period-from', '2026-02-01');
+      await page.fill('#period-to', '2026-02-14');
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await expect.poll(() => page.url()).toBe(`${url}/dashboard?from=2026-02-01&to=2026-02-14`);
+      const custom = await member.reports.performance(1, { dateFrom: '2026-02-01', dateTo: '2026-02-14' });
+      await expect.poll(() => shownCards(page)).toEqual(expectedCards(custom));
+      // The session travels in a header only: no request names it in its URL.
+      expect(requests.filter((r) => r.includes(sessionToken))).toEqual([]);
+      expect((page as Page & { errors: string[] }).errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('manual approval: approve a commission, create the payout, download its CSV, mark it paid; the XSS name is text', async () => {
+    const { context, page } = await open(`/dashboard?program=${manual.id}#token=${sessionToken}`);
+    try {
+      await page.locator('#commission-list').waitFor();
+      const pending = await member.commissions.list(manual.id, { status: 'pending' });
+      expect(pending.map((c) => c.partnerId)).toEqual([manual.alice, manual.alice, manual.xss]);
+      expect(await page.$$eval('#commission-list tbody tr', (rows) => rows.map((r) => r.querySelector('td')!.textContent))).toEqual(pending.map((c) => String(c.id)));
+
+      // The partner named like markup is shown as those characters, and nothing ran.
+      expect(await page.locator('#leaderboard tbody tr .name').allTextContents()).toContain(XSS);
+      expect(await page.locator('#app img').count()).toBe(0);
+      expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+
+      const [first, second] = pending;
+      await page.getByRole('button', { name: `Approve commission ${first.id}` }).click();
+      await expect.poll(() => page.locator('#commissions [role=status]').textContent()).toBe(`Commission ${first.id} approved.`);
+      await page.getByRole('button', { name: `Approve commission ${second.id}` }).click();
+      await expect.poll(() => page.locator('#commissions [role=status]').textContent()).toBe(`Commission ${second.id} approved.`);
+      expect((await member.commissions.list(manual.id, { partnerId: manual.alice })).map((c) => c.status)).toEqual(['approved', 'approved']);
+      await expect.poll(() => page.locator('#commission-list tbody tr').count()).toBe(1);
+
+      await expect.poll(() => page.locator('#payout-preview tbody tr td').allTextContents()).toEqual([`Alice (#${manual.alice})`, usd(35.05), '2']);
+      await page.locator('#create-payouts').click();
+      await expect.poll(() => page.locator('#payouts [role=status]').textContent()).toMatch(/^Batch \d+ created: 1 payout\(s\)\.$/);
+      const [payout] = await member.payouts.list(manual.id);
+      expect(payout).toMatchObject({ partnerId: manual.alice, amountCents: 3505, status: 'processing' });
+
+      const downloading = page.waitForEvent('download');
+      await page.getByRole('button', { name: `Download batch ${payout.batchId} as csv` }).click();
+      const download = await downloading;
+      expect(download.suggestedFilename()).toBe(`payout-batch-${payout.batchId}-csv.csv`);
+      const file = readFileSync(await download.path(), 'utf8');
+      expect(file).toBe((await member.payouts.export(payout.batchId, { format: 'csv' })).file);
+      expect(file).toBe(
+        'partner_id,partner_name,payout_email,payout_method,currency,amount,commission_count,payout_id\r\n' +
+          `${manual.alice},Alice,alice@pay.example,paypal,USD,35.05,2,${payout.id}\r\n`,
+      );
+
+      await page.getByRole('button', { name: `Mark paid payout ${payout.id}` }).click();
+      await expect.poll(() => page.locator('#payouts [role=status]').textContent()).toBe(`Payout ${payout.id} marked paid.`);
+      expect((await member.payouts.get(payout.id)).status).toBe('paid');
+      expect(await page.locator('#payout-list tbody tr td:nth-child(5)').allTextContents()).toEqual(['paid']);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('sign-out: the server refuses the session after it, the page shows the sign-in message', async () => {
+    const token = (await admin.sessions.create({ email: 'demo@partnerkit.local' })).token;
+    const { context, page } = await open(`/dashboard#token=${token}`);
+    try {
+      await page.locator('figure[data-drawn]').waitFor();
+      await page.locator('#sign-out').click();
+      await expect.poll(() => page.locator('#sign-in [role=status]').textContent()).toBe('You are signed out.');
+      const refused = await fetch(`${url}/api/me`, { headers: { authorization: `Bearer ${token}` } });
+      expect(refused.status).toBe(401);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+/** A partner portal link, as `partner login` prints it. */
+async function partnerSession(partnerId: number): Promise<string> {
+  const response = await fetch(`${url}/api/admin/partners/${partnerId}/sessions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${readFileSync(join(dir, 'admin-token'), 'utf8').trim()}`, 'content-type': 'application/json' },
+    body: '{}',
+  });
+  return ((await response.json()) as { token: string }).token;
+}
+
+describe('the partner portal', () => {
+  test("a partner sees its program, links, totals and only its own commissions; the copy button copies the link", async () => {
+    const token = await partnerSession(manual.xss);
+    const { context, page } = await open(`/portal?period=30d#token=${token}`);
+    try {
+      await page.locator('figure[data-drawn]').waitFor();
+      expect(page.url()).toBe(`${url}/portal?period=30d`);
+      expect(await page.locator('.program h2').allTextContents()).toEqual(['Manual program']);
+      expect(await page.locator('.who').textContent()).toBe(`${XSS} (xss@example.com)`);
+      const api = async (path: string) => (await fetch(`${url}/api/portal${path}`, { headers: { authorization: `Bearer ${token}` } })).json();
+      const me = await api('/me');
+      expect(await page.locator('.link code').first().textContent()).toBe(me.programs[0].link);
+      await page.getByRole('button', { name: 'Copy partner link' }).click();
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(me.programs[0].link);
+
+      const performance = await api(`/programs/${manual.id}/performance?period=30d`);
+      const totals = performance.data.totals;
+      expect(await page.$$eval('.kpi', (cards) => cards.map((c) => c.querySelector('.value')!.textContent))).toEqual([
+        count(totals.clicks), count(totals.leads), count(totals.conversions), count(totals.sales), usd(totals.revenue), usd(totals.commission),
+      ]);
+      expect(totals).toMatchObject({ clicks: 1, conversions: 1, sales: 1, revenue: 49.99 });
+      // Its one commission only: Alice's two are not there.
+      const commissions = await api(`/programs/${manual.id}/commissions`);
+      expect(commissions.data).toHaveLength(1);
+      expect(await page.$$eval('.commissions tbody tr', (rows) => rows.map((r) => r.querySelector('td')!.textContent))).toEqual([String(commissions.data[0].id)]);
+      expect(await page.locator('.payouts tbody tr').count()).toBe(0);
+      expect(await page.locator('#app img').count()).toBe(0);
+      expect((page as Page & { errors: string[] }).errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('Alice sees her payout; a member session on the portal gets the sign-in message', async () => {
+    const token = await partnerSession(manual.alice);
+    const { context, page } = await open(`/portal#token=${token}`);
+    try {
+      await page.locator('figure[data-drawn]').waitFor();
+      expect(await page.locator('.commissions tbody tr').count()).toBe(2);
+      expect(await page.locator('.payouts tbody tr td').allTextContents()).toEqual([expect.any(String), usd(35.05), '2', 'paid', expect.any(String), expect.any(String)]);
+    } finally {
+      await context.close();
+    }
+    const wrong = await open(`/portal#token=${sessionToken}`);
+    try {
+      await expect.poll(() => wrong.page.locator('#sign-in').count()).toBe(1);
+    } finally {
+      await wrong.context.close();
+    }
+  });
+});
+
+describe('screenshots', () => {
+  test.each([1280, 375])('both pages at %i px wide fit the width (UPDATE_SCREENSHOTS=1 writes docs/screenshots/)', async (width) => {
+    const pages = [
+      ['dashboard', `/dashboard?period=90d#token=${sessionToken}`],
+      ['portal', `/portal?period=30d#token=${await partnerSession(manual.alice)}`],
+    ];
+    for (const [name, path] of pages) {
+      const { context, page } = await open(path, width);
+      try {
+        await page.locator('figure[data-drawn]').first().waitFor();
+        // Nothing but the tables' own scrolling regions is wider than the screen.
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(width);
+        await screenshot(page, `${name}-${width}`);
+      } finally {
+        await context.close();
+      }
+    }
+  });
+});
