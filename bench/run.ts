@@ -1,7 +1,7 @@
 // npm run bench [-- section ...]: the figures and targets of docs/architecture.md §11, each beside a
 // ceiling measured in the same run on the same machine; prints a table and writes the figures to
 // bench/results.json.
-// Sections: cli, sales, refunds, webhooks, clicks, links, mixed, flood, payouts, profile, demo, reports, partners, dashboard, scaling (default: all). BENCH_CLICKS scales the demo
+// Sections: cli, sales, refunds, webhooks, clicks, links, mixed, flood, payouts, profile, demo, reports, partners, dashboard, exports, scaling (default: all). BENCH_CLICKS scales the demo
 // and report data down for a quick try (default 10,000,000); BENCH_SCALING lists the scaling sizes.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import Table from 'cli-table3';
 import { benchCli } from './cli.js';
 import { benchDashboard } from './dashboard.js';
+import { benchExports } from './exports.js';
 import { benchClicks, benchFlood, benchLinks, benchMixed } from './clicks.js';
 import { benchPayouts } from './payouts.js';
 import { profileWrites, type WriteProfile } from './profile.js';
@@ -223,8 +224,8 @@ if (wanted('demo') || wanted('reports')) {
     target: '≥ 2 M rows/s, ≥ 25 % of SQL',
     met: d.figures.rowsPerSecond.median >= 2e6 && d.figures.rowsPerSecond.median >= 0.25 * d.figures.ceilingRowsPerSecond.median,
   });
-} else if (wanted('partners') || wanted('dashboard')) {
-  log(`partners, dashboard: the reports' data set, partnerkit demo --clicks ${fmt(clicks)} (one load)…`);
+} else if (wanted('partners') || wanted('dashboard') || wanted('exports')) {
+  log(`partners, dashboard, exports: the reports' data set, partnerkit demo --clicks ${fmt(clicks)} (one load)…`);
   demoData = await demoDataSet(clicks);
 }
 
@@ -283,6 +284,21 @@ if (wanted('dashboard') && demoData) {
       met: size.js <= 150 * 1024,
     });
   }
+}
+if (wanted('exports') && demoData) {
+  log('exports: the Parquet export of the clicks beside a raw COPY of the table, 3 runs each, interleaved…');
+  const e = await benchExports(demoData.dataDir, demoData.programId);
+  results.exports = e;
+  const rate = (s: { median: number }) => e.rows / (s.median / 1000);
+  const share = rate(e.export) / rate(e.rawCopy);
+  record({
+    figure: `Parquet export of ${fmt(e.rows)} clicks`,
+    value: `${fmt(rate(e.export) / 1e6, 2)} M rows/s (${spread(e.export)} ms, ${fmt(e.exportMiB)} MiB)`,
+    ceiling: `raw COPY ${fmt(rate(e.rawCopy) / 1e6, 2)} M rows/s (${fmt(e.rawMiB)} MiB)`,
+    ratio: `${(100 * share).toFixed(0)} %`,
+    target: '≥ 70 % of the raw COPY',
+    met: share >= 0.7,
+  });
 }
 demoData?.remove();
 
