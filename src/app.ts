@@ -110,7 +110,7 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[] = R
   app.addHook('preValidation', refuseMalformedStrings);
 
   const openApi = deps.openApi ?? true;
-  if (openApi) await app.register(swagger, {
+  if (openApi) await app.register(swagger(), {
     openapi: {
       info: { title: 'partnerkit', version: '1.0.0', description: 'Partner program tracking: clicks, leads, sales, commissions and reports.' },
       components: {

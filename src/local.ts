@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp, DEFAULT_EDGE, DEFAULT_RATE_LIMIT, ROUTE_MODULES, routeModulesFor, type AppDeps, type EdgeSettings, type RouteModule } from './app.js';
+import type { AppDeps, EdgeSettings, RouteModule } from './app.js';
 import type { Clock } from './clock.js';
 import { DataDirLockedError, ensureDataDir, runningServer, type DataDir } from './config.js';
 import { sha256 } from './domain/secrets.js';
@@ -33,10 +33,14 @@ type LocalOptions = {
 
 export type LocalDeps = { deps: AppDeps; adminToken: string };
 
-/** The app's dependencies over a data dir: its store (opened here; the caller closes it), the clock, the admin token. */
+/**
+ * The app's dependencies over a data dir: its store (opened here; the caller closes it), the clock,
+ * the admin token. DuckDB opens the file in its own threads while this one loads the app's modules
+ * (Fastify, zod, the schemas), which app.js is imported for here (docs/architecture.md §15.3).
+ */
 export async function openLocalDeps(dir: DataDir, clock: Clock, options: LocalOptions = {}): Promise<LocalDeps> {
   const adminToken = ensureDataDir(dir);
-  const store = await openStore(dir);
+  const [store, { DEFAULT_EDGE, DEFAULT_RATE_LIMIT }] = await Promise.all([openStore(dir), import('./app.js')]);
   const deps: AppDeps = {
     store,
     clock,
@@ -55,6 +59,7 @@ export type LocalApp = LocalDeps & { app: FastifyInstance; close(): Promise<void
 /** The whole app over a data dir in this process: what `serve` listens with. */
 export async function openLocalApp(dir: DataDir, clock: Clock, options: LocalOptions = {}): Promise<LocalApp> {
   const local = await openLocalDeps(dir, clock, options);
+  const { buildApp } = await import('./app.js');
   const app = await buildApp(local.deps);
   return {
     ...local,
@@ -76,6 +81,7 @@ export type InProcessApp = LocalDeps & { transport: Transport; close(): Promise<
  */
 export async function openInProcessApp(dir: DataDir, clock: Clock): Promise<InProcessApp> {
   const local = await openLocalDeps(dir, clock, { openApi: false });
+  const { buildApp, ROUTE_MODULES, routeModulesFor } = await import('./app.js');
   const builds: Array<Promise<FastifyInstance>> = [];
   let modules: RouteModule[] = [];
   const appFor = (path: string): Promise<FastifyInstance> => {

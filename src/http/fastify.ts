@@ -11,4 +11,5 @@ const require = createRequire(import.meta.url);
 export const fastify = require('fastify') as typeof import('fastify').default;
 export const cors = require('@fastify/cors') as typeof import('@fastify/cors').default;
 export const rateLimit = require('@fastify/rate-limit') as typeof import('@fastify/rate-limit').default & typeof import('@fastify/rate-limit');
-export const swagger = require('@fastify/swagger') as typeof import('@fastify/swagger').default;
+/** Loaded only by an app that serves the OpenAPI document, which the CLI's in-process app does not (docs/architecture.md §15.3). */
+export const swagger = () => require('@fastify/swagger') as typeof import('@fastify/swagger').default;
