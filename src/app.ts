@@ -68,11 +68,13 @@ export type RouteModule = {
   /** Every route of the module starts with one of these (after its prefix). */
   paths: readonly string[];
   prefix?: string;
+  /** Its routes have rate limits and answer browsers: the app registers the CORS and rate-limit plugins only with it. */
+  publicEdge?: boolean;
   load(): Promise<(deps: AppDeps) => FastifyPluginAsyncZod>;
 };
 
 export const ROUTE_MODULES: readonly RouteModule[] = [
-  { name: 'tracking', paths: ['/api/v1/track/', '/r/'], load: async () => (await import('./http/routes/tracking.js')).trackingRoutes },
+  { name: 'tracking', paths: ['/api/v1/track/', '/r/'], publicEdge: true, load: async () => (await import('./http/routes/tracking.js')).trackingRoutes },
   { name: 'script', paths: ['/pk.js'], load: async () => (await import('./http/routes/script.js')).scriptRoutes },
   { name: 'reports', paths: ['/api/tracking/'], load: async () => (await import('./http/routes/reports.js')).reportRoutes },
   {
@@ -123,11 +125,13 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[] = R
     },
     transform: jsonSchemaTransform,
   });
-  // Only the click endpoint is called from browsers; every other route sends no CORS headers.
-  await app.register(cors, {
-    delegator: (request, callback) => callback(null, { origin: request.url?.startsWith('/api/v1/track/click') ?? false }),
-  });
-  await app.register(rateLimit, { global: false });
+  if (routes.some((m) => m.publicEdge)) {
+    // Only the click endpoint is called from browsers; every other route sends no CORS headers.
+    await app.register(cors(), {
+      delegator: (request, callback) => callback(null, { origin: request.url?.startsWith('/api/v1/track/click') ?? false }),
+    });
+    await app.register(rateLimit(), { global: false });
+  }
 
   app.get('/healthz', { schema: { hide: true, response: { 200: health } } }, async () => ({ status: 'ok' as const, now: deps.clock.now().toISOString() }));
   if (openApi) app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

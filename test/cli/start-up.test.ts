@@ -108,7 +108,7 @@ describe('what a command loads as it runs (docs/architecture.md §15)', () => {
     }
   });
 
-  test('opening the data dir: DuckDB, Fastify and the one route module the request needs, but no ajv, OpenAPI plugin, YAML, date-fns index, stripe, progress bar or fetch', async () => {
+  test('opening the data dir: DuckDB, Fastify and the one route module the request needs, but no ajv, OpenAPI, CORS or rate-limit plugin, YAML, date-fns index, stripe, progress bar or fetch', async () => {
     const env = cliEnv(tempDataDir());
     await runJson(['program', 'create', '--name', 'Acme'], env);
     const cases: Array<[string[], string[]]> = [
@@ -118,7 +118,7 @@ describe('what a command loads as it runs (docs/architecture.md §15)', () => {
     for (const [args, routes] of cases) {
       const loaded = await loadedBy(args, env);
       for (const used of ['@duckdb/node-api', 'fastify', 'zod']) expect(loaded.some((m) => inModules(used).test(m)), used).toBe(true);
-      expect(loaded.filter((m) => ['ajv', 'yaml', '@fastify/swagger', 'stripe', 'cli-progress'].some((p) => inModules(p).test(m)) || m.endsWith('node_modules/date-fns/index.js') || m === UNDICI)).toEqual([]);
+      expect(loaded.filter((m) => ['ajv', 'yaml', '@fastify/swagger', '@fastify/cors', '@fastify/rate-limit', 'stripe', 'cli-progress'].some((p) => inModules(p).test(m)) || m.endsWith('node_modules/date-fns/index.js') || m === UNDICI)).toEqual([]);
       const routeModules = new Set(loaded.filter((m) => m.includes('/dist/src/http/routes/')).map((m) => m.split('/').at(-1)));
       expect([...routeModules], args.join(' ')).toEqual(routes);
     }
