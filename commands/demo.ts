@@ -66,12 +66,12 @@ export default class Demo extends PartnerkitCommand {
 
   private async loadLocally(dir: DataDir, options: DemoOptions, onProgress: (progress: DemoProgress) => void): Promise<DemoResult> {
     // Only this path needs the store and the loader (docs/architecture.md §15).
-    const [{ openLocalApp }, { loadDemo }] = await Promise.all([import('../src/local.js'), import('../src/domain/demo.js')]);
-    const local = await openLocalApp(dir, clockFromEnv(), { openApi: false });
+    const [{ openLocalDeps }, { loadDemo }] = await Promise.all([import('../src/local.js'), import('../src/domain/demo.js')]);
+    const { deps } = await openLocalDeps(dir, clockFromEnv());
     try {
-      return await loadDemo(local.deps, options, onProgress);
+      return await loadDemo(deps, options, onProgress);
     } finally {
-      await local.close();
+      await deps.store.close();
     }
   }
 }

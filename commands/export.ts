@@ -107,13 +107,13 @@ export default class Export extends PartnerkitCommand {
    * runs as the instance admin: whoever can open the data dir can read all of it (docs/behaviour.md §14.8).
    */
   private async exportLocally(dir: DataDir, programId: number, query: DataExportQuery, path: string, progress?: Progress): Promise<number> {
-    const [{ openLocalApp }, { exportProgramData, exportRequest }] = await Promise.all([import('../src/local.js'), import('../src/domain/exports.js')]);
+    const [{ openLocalDeps }, { exportProgramData, exportRequest }] = await Promise.all([import('../src/local.js'), import('../src/domain/exports.js')]);
     const request = exportRequest(query);
-    const local = await openLocalApp(dir, clockFromEnv(), { openApi: false });
+    const { deps } = await openLocalDeps(dir, clockFromEnv());
     try {
-      return await exportProgramData(local.deps, { kind: 'admin' }, programId, request, path, (fraction) => progress?.update(Math.round(fraction * 100)));
+      return await exportProgramData(deps, { kind: 'admin' }, programId, request, path, (fraction) => progress?.update(Math.round(fraction * 100)));
     } finally {
-      await local.close();
+      await deps.store.close();
     }
   }
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Clock } from './clock.js';
 import { health, MAX_JSON_BYTES } from './api/index.js';
 import { connectionOptions, DEFAULT_CONNECTION_TIMEOUTS, type ConnectionTimeouts } from './http/connections.js';
@@ -7,18 +7,7 @@ import { frameworkErrorOptions, registerErrorHandling } from './http/errors.js';
 import { cors, fastify, rateLimit, swagger } from './http/fastify.js';
 import { loggerOptions, type RequestLog } from './http/request-log.js';
 import { refuseMalformedStrings } from './http/unicode.js';
-import { adminRoutes } from './http/routes/admin.js';
-import { demoRoutes } from './http/routes/demo.js';
-import { exportRoutes } from './http/routes/exports.js';
-import { pageRoutes } from './http/routes/pages.js';
-import { payoutRoutes } from './http/routes/payouts.js';
-import { portalRoutes } from './http/routes/portal.js';
-import { reportRoutes } from './http/routes/reports.js';
-import { scriptRoutes } from './http/routes/script.js';
-import { sessionRoutes } from './http/routes/sessions.js';
-import { trackingRoutes } from './http/routes/tracking.js';
 import type { RateLimit } from './http/rate-limits.js';
-import { webhookRoutes } from './http/routes/webhooks.js';
 import type { Store } from './store/db.js';
 
 export type AppDeps = {
@@ -74,8 +63,49 @@ const zodCompilers = {
   buildSerializer: () => serializerCompiler,
 } as unknown as NonNullable<FastifyServerOptions['schemaController']>['compilersFactory'];
 
-/** The HTTP app, not listening: `serve` listens, tests and the local CLI use inject(). */
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+/**
+ * A file of routes (src/http/routes) and the paths they answer under: the paths let the CLI's
+ * in-process app load and register only the module a request needs (docs/architecture.md §15.3).
+ * A route outside its module's paths fails the app's build, so the table cannot drift.
+ */
+export type RouteModule = {
+  name: string;
+  /** Every route of the module starts with one of these (after its prefix). */
+  paths: readonly string[];
+  prefix?: string;
+  /** Its routes have rate limits and answer browsers: the app registers the CORS and rate-limit plugins only with it. */
+  publicEdge?: boolean;
+  load(): Promise<(deps: AppDeps) => FastifyPluginAsyncZod>;
+};
+
+export const ROUTE_MODULES: readonly RouteModule[] = [
+  { name: 'tracking', paths: ['/api/v1/track/', '/r/'], publicEdge: true, load: async () => (await import('./http/routes/tracking.js')).trackingRoutes },
+  { name: 'script', paths: ['/pk.js'], load: async () => (await import('./http/routes/script.js')).scriptRoutes },
+  { name: 'reports', paths: ['/api/tracking/'], load: async () => (await import('./http/routes/reports.js')).reportRoutes },
+  {
+    name: 'payouts',
+    paths: ['/api/programs/', '/api/payouts/', '/api/payout-batches/'],
+    load: async () => (await import('./http/routes/payouts.js')).payoutRoutes,
+  },
+  { name: 'exports', paths: ['/api/programs/'], load: async () => (await import('./http/routes/exports.js')).exportRoutes },
+  { name: 'sessions', paths: ['/api/me', '/api/session'], load: async () => (await import('./http/routes/sessions.js')).sessionRoutes },
+  { name: 'portal', paths: ['/api/portal/'], load: async () => (await import('./http/routes/portal.js')).portalRoutes },
+  { name: 'admin', paths: ['/api/admin/'], prefix: '/api/admin', load: async () => (await import('./http/routes/admin.js')).adminRoutes },
+  { name: 'demo', paths: ['/api/admin/demo'], prefix: '/api/admin', load: async () => (await import('./http/routes/demo.js')).demoRoutes },
+  { name: 'webhooks', paths: ['/api/v1/webhooks/'], load: async () => (await import('./http/routes/webhooks.js')).webhookRoutes },
+];
+
+/** The modules with a route that may answer `path` (a request's path, with or without its query). */
+export function routeModulesFor(path: string): RouteModule[] {
+  const pathname = path.split('?')[0];
+  return ROUTE_MODULES.filter((m) => m.paths.some((p) => pathname.startsWith(p)));
+}
+
+/**
+ * The HTTP app, not listening: `serve` listens, tests and the local CLI use inject(). With `routes`,
+ * only those modules are registered: the CLI's in-process app (docs/architecture.md §15.3).
+ */
+export async function buildApp(deps: AppDeps, routes: readonly RouteModule[] = ROUTE_MODULES): Promise<FastifyInstance> {
   const app = fastify({
     bodyLimit: MAX_JSON_BYTES,
     ...loggerOptions(deps.log),
@@ -90,7 +120,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('preValidation', refuseMalformedStrings);
 
   const openApi = deps.openApi ?? true;
-  if (openApi) await app.register(swagger, {
+  if (openApi) await app.register(swagger(), {
     openapi: {
       info: { title: 'partnerkit', version: '1.0.0', description: 'Partner program tracking: clicks, leads, sales, commissions and reports.' },
       components: {
@@ -104,11 +134,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     transform: jsonSchemaTransform,
   });
-  // Only the click endpoint is called from browsers; every other route sends no CORS headers.
-  await app.register(cors, {
-    delegator: (request, callback) => callback(null, { origin: request.url?.startsWith('/api/v1/track/click') ?? false }),
-  });
-  await app.register(rateLimit, { global: false });
+  if (routes.some((m) => m.publicEdge)) {
+    // Only the click endpoint is called from browsers; every other route sends no CORS headers.
+    await app.register(cors(), {
+      delegator: (request, callback) => callback(null, { origin: request.url?.startsWith('/api/v1/track/click') ?? false }),
+    });
+    await app.register(rateLimit(), { global: false });
+  }
   // API answers hold a session's data: no browser or proxy keeps them (docs/behaviour.md §16.1).
   app.addHook('onSend', async (request, reply) => {
     if (request.url.startsWith('/api/') && !reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store');
@@ -116,16 +148,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.get('/healthz', { schema: { hide: true, response: { 200: health } } }, async () => ({ status: 'ok' as const, now: deps.clock.now().toISOString() }));
   if (openApi) app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.register(trackingRoutes(deps));
-  await app.register(scriptRoutes(deps));
-  await app.register(reportRoutes(deps));
-  await app.register(payoutRoutes(deps));
-  await app.register(exportRoutes(deps));
-  await app.register(sessionRoutes(deps));
-  await app.register(portalRoutes(deps));
-  await app.register(adminRoutes(deps), { prefix: '/api/admin' });
-  await app.register(demoRoutes(deps), { prefix: '/api/admin' });
-  await app.register(webhookRoutes(deps));
-  if (deps.pages) await app.register(pageRoutes(deps.pages));
+  const plugins = await Promise.all(routes.map((m) => m.load()));
+  for (const [i, module] of routes.entries()) {
+    await app.register(async (scope) => {
+      scope.addHook('onRoute', ({ url }) => {
+        if (!module.paths.some((p) => url.startsWith(p))) throw new Error(`route ${url} is outside the paths of route module ${module.name}`);
+      });
+      await scope.register(plugins[i](deps), { prefix: module.prefix });
+    });
+  }
+  // The web pages, for `serve` only: their files are read from the build (docs/architecture.md §16).
+  if (deps.pages) await app.register((await import('./http/routes/pages.js')).pageRoutes(deps.pages));
   return app;
 }

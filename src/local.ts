@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp, DEFAULT_EDGE, DEFAULT_RATE_LIMIT, type AppDeps, type EdgeSettings } from './app.js';
+import type { AppDeps, EdgeSettings, RouteModule } from './app.js';
 import type { Clock } from './clock.js';
 import { DataDirLockedError, ensureDataDir, runningServer, type DataDir } from './config.js';
 import { sha256 } from './domain/secrets.js';
@@ -23,23 +23,25 @@ export async function openStore(dir: DataDir): Promise<Store> {
   }
 }
 
-export type LocalApp = { app: FastifyInstance; deps: AppDeps; adminToken: string; close(): Promise<void> };
+type LocalOptions = {
+  rateLimit?: AppDeps['rateLimit'];
+  log?: AppDeps['log'];
+  connections?: AppDeps['connections'];
+  edge?: EdgeSettings;
+  openApi?: AppDeps['openApi'];
+  pages?: AppDeps['pages'];
+};
 
-/** The app over a data dir in this process: what `serve` listens with and the CLI injects into. */
-export async function openLocalApp(
-  dir: DataDir,
-  clock: Clock,
-  options: {
-    rateLimit?: AppDeps['rateLimit'];
-    log?: AppDeps['log'];
-    connections?: AppDeps['connections'];
-    edge?: EdgeSettings;
-    openApi?: AppDeps['openApi'];
-    pages?: AppDeps['pages'];
-  } = {},
-): Promise<LocalApp> {
+export type LocalDeps = { deps: AppDeps; adminToken: string };
+
+/**
+ * The app's dependencies over a data dir: its store (opened here; the caller closes it), the clock,
+ * the admin token. DuckDB opens the file in its own threads while this one loads the app's modules
+ * (Fastify, zod, the schemas), which app.js is imported for here (docs/architecture.md §15.3).
+ */
+export async function openLocalDeps(dir: DataDir, clock: Clock, options: LocalOptions = {}): Promise<LocalDeps> {
   const adminToken = ensureDataDir(dir);
-  const store = await openStore(dir);
+  const [store, { DEFAULT_EDGE, DEFAULT_RATE_LIMIT }] = await Promise.all([openStore(dir), import('./app.js')]);
   const deps: AppDeps = {
     store,
     clock,
@@ -51,19 +53,57 @@ export async function openLocalApp(
     pages: options.pages,
     ...(options.edge ?? DEFAULT_EDGE),
   };
-  const app = await buildApp(deps);
+  return { deps, adminToken };
+}
+
+export type LocalApp = LocalDeps & { app: FastifyInstance; close(): Promise<void> };
+
+/** The whole app over a data dir in this process: what `serve` listens with. */
+export async function openLocalApp(dir: DataDir, clock: Clock, options: LocalOptions = {}): Promise<LocalApp> {
+  const local = await openLocalDeps(dir, clock, options);
+  const { buildApp } = await import('./app.js');
+  const app = await buildApp(local.deps);
   return {
+    ...local,
     app,
-    deps,
-    adminToken,
     async close() {
       await app.close();
-      await store.close();
+      await local.deps.store.close();
     },
   };
 }
 
-/** The SDK's transport over an in-process app: same routes, validation and errors as HTTP. */
+export type InProcessApp = LocalDeps & { transport: Transport; close(): Promise<void> };
+
+/**
+ * The app a CLI command injects into when no server holds the data dir: built on the first request
+ * with only the route modules that request's path needs, and built again with one more module when
+ * a later request needs it (docs/architecture.md §15.3). The routes, validation and errors are the
+ * same as the whole app's; no OpenAPI document.
+ */
+export async function openInProcessApp(dir: DataDir, clock: Clock): Promise<InProcessApp> {
+  const local = await openLocalDeps(dir, clock, { openApi: false });
+  const { buildApp, ROUTE_MODULES, routeModulesFor } = await import('./app.js');
+  const builds: Array<Promise<FastifyInstance>> = [];
+  let modules: RouteModule[] = [];
+  const appFor = (path: string): Promise<FastifyInstance> => {
+    const missing = routeModulesFor(path).filter((m) => !modules.includes(m));
+    if (builds.length > 0 && missing.length === 0) return builds.at(-1)!;
+    modules = ROUTE_MODULES.filter((m) => modules.includes(m) || missing.includes(m));
+    builds.push(buildApp(local.deps, modules));
+    return builds.at(-1)!;
+  };
+  return {
+    ...local,
+    transport: async (request) => injectTransport(await appFor(request.path))(request),
+    async close() {
+      for (const build of await Promise.allSettled(builds)) if (build.status === 'fulfilled') await build.value.close();
+      await local.deps.store.close();
+    },
+  };
+}
+
+/** The SDK's transport over an app in this process: same routes, validation and errors as HTTP. */
 export function injectTransport(app: FastifyInstance): Transport {
   return async ({ method, path, headers, body, onLine, sink }) => {
     const response = await app.inject({ method, url: path, headers, payload: body as string | object | undefined });

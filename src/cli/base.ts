@@ -51,11 +51,10 @@ export abstract class PartnerkitCommand extends Command {
     ensureDataDir(dir);
     // The store (DuckDB) and the app (Fastify, the schemas, the domain) are loaded only on this
     // path: a command that talks to a server never pays for them (docs/architecture.md §15).
-    const { injectTransport, openLocalApp } = await import('../local.js');
-    const local = await openLocalApp(dir, clockFromEnv(), { openApi: false });
+    const { openInProcessApp } = await import('../local.js');
+    const local = await openInProcessApp(dir, clockFromEnv());
     try {
-      const transport = injectTransport(local.app);
-      return await fn(new PartnerkitClient({ transport, apiKey: credentials.apiKey, token: credentials.token ?? local.adminToken }));
+      return await fn(new PartnerkitClient({ transport: local.transport, apiKey: credentials.apiKey, token: credentials.token ?? local.adminToken }));
     } finally {
       await local.close();
     }

@@ -9,6 +9,9 @@ const require = createRequire(import.meta.url);
  * (docs/architecture.md §15.3, as for DuckDB in src/store/duckdb.ts). Types come from `import type`.
  */
 export const fastify = require('fastify') as typeof import('fastify').default;
-export const cors = require('@fastify/cors') as typeof import('@fastify/cors').default;
-export const rateLimit = require('@fastify/rate-limit') as typeof import('@fastify/rate-limit').default & typeof import('@fastify/rate-limit');
-export const swagger = require('@fastify/swagger') as typeof import('@fastify/swagger').default;
+// The plugins are loaded by the app that registers them: the CLI's in-process app leaves out the
+// OpenAPI document, and CORS and rate limits unless the request is one of the tracking routes
+// (docs/architecture.md §15.3).
+export const cors = () => require('@fastify/cors') as typeof import('@fastify/cors').default;
+export const rateLimit = () => require('@fastify/rate-limit') as typeof import('@fastify/rate-limit').default & typeof import('@fastify/rate-limit');
+export const swagger = () => require('@fastify/swagger') as typeof import('@fastify/swagger').default;

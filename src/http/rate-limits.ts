@@ -27,10 +27,11 @@ function rateLimited(reason: string, ttlMs: number): AppError {
  */
 export function trackingRateLimit(limits: { perKey: RateLimit; perAddress: RateLimit }) {
   const limitOf = (request: FastifyRequest) => (request.apiKey ? limits.perKey : limits.perAddress);
+  const { normalizeIP } = rateLimit();
   return {
     max: (request: FastifyRequest) => limitOf(request).max,
     timeWindow: (request: FastifyRequest) => limitOf(request).windowSeconds * 1000,
-    keyGenerator: (request: FastifyRequest) => (request.apiKey ? `key:${request.apiKey.id}` : `ip:${rateLimit.normalizeIP(request.ip)}`),
+    keyGenerator: (request: FastifyRequest) => (request.apiKey ? `key:${request.apiKey.id}` : `ip:${normalizeIP(request.ip)}`),
     errorResponseBuilder: (request: FastifyRequest, context: { ttl: number }) =>
       rateLimited(request.apiKey ? 'Too many requests for this API key' : 'Too many requests from this address', context.ttl),
   };

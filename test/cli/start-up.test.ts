@@ -6,9 +6,10 @@ import { describe, expect, test } from 'vitest';
 import { cliEnv, runCli, runJson, startServe, tempDataDir } from '../helpers/cli.js';
 
 // What a command loads, the rule of docs/architecture.md §15: a command that talks to a server loads
-// no store, app, schemas or Stripe; one that opens the data dir loads them, but not Fastify's unused
-// compilers, the OpenAPI plugin's YAML library, the date-fns index or the stripe package. Checked on
-// the build (`npm run build` first), as the other CLI tests.
+// no store, app, schemas or Stripe; one that opens the data dir loads them, but only the route module
+// its request needs, and not Fastify's unused compilers, the OpenAPI plugin's YAML library, the
+// date-fns index or the stripe package. Checked on the build (`npm run build` first), as the other
+// CLI tests.
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DIST = join(ROOT, 'dist');
@@ -17,13 +18,19 @@ const DIST = join(ROOT, 'dist');
 const SERVER_SIDE = ['@duckdb/node-api', 'fastify', '@fastify/cors', '@fastify/rate-limit', '@fastify/swagger', 'fastify-type-provider-zod', 'zod', 'stripe', 'date-fns', '@date-fns/utc'];
 
 const IMPORT = /(?:^|[;\n])\s*(?:import|export)\s+(?:[\w*{}\s,$]+?\s+from\s+)?['"]([^'"]+)['"]/g;
+const DYNAMIC_IMPORT = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
 
-/** Every module a built file imports statically (dynamic import() excluded), with the path that reaches it. */
-function staticGraph(entry: string): Map<string, string[]> {
+/**
+ * Every module a built file imports statically, with the path that reaches it; with `dynamic`, also
+ * what it may import with import() (a command's in-process path: the app and its route modules).
+ */
+function staticGraph(entry: string, { dynamic = false } = {}): Map<string, string[]> {
   const reached = new Map<string, string[]>([[entry, [entry]]]);
   const queue = [entry];
   for (let file = queue.shift(); file; file = queue.shift()) {
-    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(IMPORT)) {
+    const source = readFileSync(file, 'utf8');
+    const specifiers = [...source.matchAll(IMPORT), ...(dynamic ? source.matchAll(DYNAMIC_IMPORT) : [])];
+    for (const [, specifier] of specifiers) {
       const target = specifier.startsWith('.') ? resolve(dirname(file), specifier) : specifier;
       if (reached.has(target)) continue;
       reached.set(target, [...reached.get(file)!, target]);
@@ -61,7 +68,7 @@ describe('what a command imports before it runs (docs/architecture.md §15)', ()
   });
 
   test('the in-process app loads DuckDB, Fastify and its plugins with require() and date-fns by function', () => {
-    const graph = staticGraph(join(DIST, 'src/local.js'));
+    const graph = staticGraph(join(DIST, 'src/local.js'), { dynamic: true });
     const required = ['@duckdb/node-api', 'fastify', '@fastify/cors', '@fastify/rate-limit', '@fastify/swagger'];
     expect([...graph.keys()].filter((m) => [...required, 'date-fns'].includes(m)).map((m) => chain(graph.get(m)!))).toEqual([]);
     expect([...graph.keys()].filter((m) => m.startsWith('date-fns/')).length).toBeGreaterThan(0);
@@ -101,11 +108,19 @@ describe('what a command loads as it runs (docs/architecture.md §15)', () => {
     }
   });
 
-  test('opening the data dir: DuckDB and Fastify, but no ajv, YAML, date-fns index, stripe, progress bar or fetch', async () => {
+  test('opening the data dir: DuckDB, Fastify and the one route module the request needs, but no ajv, OpenAPI, CORS or rate-limit plugin, YAML, date-fns index, stripe, progress bar or fetch', async () => {
     const env = cliEnv(tempDataDir());
     await runJson(['program', 'create', '--name', 'Acme'], env);
-    const loaded = await loadedBy(['program', 'list'], env);
-    for (const used of ['@duckdb/node-api', 'fastify', 'zod']) expect(loaded.some((m) => inModules(used).test(m)), used).toBe(true);
-    expect(loaded.filter((m) => ['ajv', 'yaml', 'stripe', 'cli-progress'].some((p) => inModules(p).test(m)) || m.endsWith('node_modules/date-fns/index.js') || m === UNDICI)).toEqual([]);
+    const cases: Array<[string[], string[]]> = [
+      [['program', 'list'], ['admin.js']],
+      [['report', 'performance', '1'], ['reports.js']],
+    ];
+    for (const [args, routes] of cases) {
+      const loaded = await loadedBy(args, env);
+      for (const used of ['@duckdb/node-api', 'fastify', 'zod']) expect(loaded.some((m) => inModules(used).test(m)), used).toBe(true);
+      expect(loaded.filter((m) => ['ajv', 'yaml', '@fastify/swagger', '@fastify/cors', '@fastify/rate-limit', 'stripe', 'cli-progress'].some((p) => inModules(p).test(m)) || m.endsWith('node_modules/date-fns/index.js') || m === UNDICI)).toEqual([]);
+      const routeModules = new Set(loaded.filter((m) => m.includes('/dist/src/http/routes/')).map((m) => m.split('/').at(-1)));
+      expect([...routeModules], args.join(' ')).toEqual(routes);
+    }
   });
 });
