@@ -17,7 +17,12 @@ describe('route modules by path', () => {
     ['/api/admin/demo', ['admin', 'demo']],
     ['/api/tracking/performance/1?period=30d', ['reports']],
     ['/api/tracking/performance/1/partners', ['reports']],
-    ['/api/programs/1/commissions?status=pending', ['payouts']],
+    // Modules may share a prefix: a request under it loads both, and each route answers its own paths.
+    ['/api/programs/1/commissions?status=pending', ['payouts', 'exports']],
+    ['/api/programs/1/export?table=clicks', ['payouts', 'exports']],
+    ['/api/me', ['sessions']],
+    ['/api/session', ['sessions']],
+    ['/api/portal/programs/1/payouts', ['portal']],
     ['/api/payouts/3/mark-paid', ['payouts']],
     ['/api/payout-batches/2/export?format=csv', ['payouts']],
     ['/api/v1/track/sale', ['tracking']],
