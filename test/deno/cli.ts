@@ -107,6 +107,9 @@ try {
   const printed = await run(['report', 'performance', '1']);
   assert.match(printed, /249\.98/);
   console.log(printed);
+  // The sales as a file, streamed from the server: the sale and the eight payments.
+  const served = await json(['export', '1', '--table', 'sales', '--out', join(dataDir, 'served.csv')]);
+  assert.equal(served.rows, 9);
 
   // A new signing secret, then the server stops: SIGTERM drains, closes the database, removes server.json.
   assert.equal((await json(['webhook', 'secret', '--program', '1', '--secret', 'whsec_deno_e2e_secret'])).webhookSecret, 'whsec_deno_e2e_secret');
@@ -116,6 +119,9 @@ try {
 
   // Without a server every command opens the data dir itself: the same report, and the demo loader.
   assert.deepEqual(pick((await json(['report', 'performance', '1'])).metrics, Object.keys(expected)), expected);
+  const written = await json(['export', '1', '--table', 'sales', '--out', join(dataDir, 'written.csv')]);
+  assert.equal(readFileSync(join(dataDir, 'written.csv'), 'utf8'), readFileSync(join(dataDir, 'served.csv'), 'utf8'));
+  assert.equal(written.rows, 9);
   const demo = await json(['demo', '--days', '7', '--clicks', '500']);
   assert.equal(demo.counts.clicks, 500);
   console.log(`deno cli: ok (Deno ${Deno.version.deno}; every command through deno run, with and without a server)`);
