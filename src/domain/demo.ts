@@ -13,9 +13,9 @@ export type DemoProgressListener = (progress: DemoProgress) => void;
 /**
  * `partnerkit demo`: a program with partners, a workspace member and a session, a portal session of
  * its first partner, and a history of clicks, leads, conversions, sales (renewals included) and
- * commissions over the last `days` days, the same for the same seed. Provisioning goes through the domain functions; the history, made by
- * demoHistory, is bulk-loaded in one transaction through the appender (the one exception to the
- * HTTP path).
+ * commissions over the last `days` days, the same for the same seed. Provisioning goes through the
+ * domain functions; the history, made by demoHistory, is bulk-loaded in one transaction through the
+ * appender (the one exception to the HTTP path).
  */
 export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoProgressListener = () => {}): Promise<DemoResult> {
   const now = deps.clock.now().getTime();
