@@ -274,6 +274,14 @@ if (wanted('dashboard') && demoData) {
     target: '≤ 1,000 ms',
     met: d.load.median <= 1000,
   });
+  record({
+    figure: 'dashboard: navigation → commissions and payouts shown',
+    value: `${spread(d.complete)} ms`,
+    ceiling: `chart drawn ${fmt(d.load.median)} ms`,
+    ratio: `${(d.complete.median / d.load.median).toFixed(1)}×`,
+    target: '—',
+    met: null,
+  });
   for (const [page, size] of Object.entries(d.bundles)) {
     record({
       figure: `${page} page: JS / CSS gzipped`,

@@ -4,6 +4,7 @@ import type { DemoOptions, DemoPhase, DemoProgress, DemoResult } from '../src/ap
 import { PartnerkitCommand } from '../src/cli/base.js';
 import { nextCommand } from '../src/cli/next-command.js';
 import { formatCount, renderObject } from '../src/cli/output.js';
+import { baseUrlFlag, signInLink } from '../src/cli/sessions.js';
 import { clockFromEnv } from '../src/clock.js';
 import { runningServer, type DataDir } from '../src/config.js';
 
@@ -14,12 +15,13 @@ const label = (phase: DemoPhase) => PHASE_LABELS[phase].padEnd(LABEL_WIDTH);
 
 export default class Demo extends PartnerkitCommand {
   static override description =
-    'Create a demo program with partners, a workspace member and session, and a generated history (clicks, leads, conversions, sales with renewals, commissions); the same seed gives the same history';
+    "Create a demo program with partners, a workspace member and session, and a generated history (clicks, leads, conversions, sales with renewals, commissions); prints the dashboard's and a partner portal's sign-in links; the same seed gives the same history";
   static override examples = ['<%= config.bin %> demo', '<%= config.bin %> demo --days 90 --clicks 10000000 --seed 7'];
   static override flags = {
     days: Flags.integer({ description: 'days of history, ending now', default: DEMO_DEFAULTS.days, ...DEMO_LIMITS.days }),
     clicks: Flags.integer({ description: 'clicks in the whole history', default: DEMO_DEFAULTS.clicks, ...DEMO_LIMITS.clicks }),
     seed: Flags.integer({ description: 'seed of the generator', default: DEMO_DEFAULTS.seed, ...DEMO_LIMITS.seed }),
+    'base-url': baseUrlFlag,
   };
 
   async run() {
@@ -35,16 +37,20 @@ export default class Demo extends PartnerkitCommand {
       : undefined;
     bar?.start(options.clicks, 0, { phase: label('clicks') });
     const onProgress = ({ phase, done }: DemoProgress) => bar?.update(done, { phase: label(phase) });
-    let result: DemoResult;
+    let loaded: DemoResult;
+    const server = flags.url ?? runningServer(dir)?.url;
     try {
       // A server holding the data dir runs the same loader (POST /api/admin/demo) and streams its progress; otherwise load here.
-      result = flags.url ?? runningServer(dir)?.url
+      loaded = server
         ? await this.withClient(flags, {}, (client) => client.demo.load(options, { onProgress }))
         : await this.loadLocally(dir, options, onProgress);
     } finally {
       bar?.stop();
     }
     const seconds = (performance.now() - started) / 1000;
+    const dashboard = signInLink('dashboard', loaded.sessionToken, flags['base-url'], server);
+    const portal = signInLink('portal', loaded.partnerSessionToken, flags['base-url'], server);
+    const result = { ...loaded, dashboardUrl: dashboard.url, portalUrl: portal.url };
 
     const c = result.counts;
     this.log(`Loaded ${result.name} in ${seconds.toFixed(1)} s: ${formatCount(c.clicks)} clicks, ${formatCount(c.leads)} leads, ` +
@@ -56,7 +62,11 @@ export default class Demo extends PartnerkitCommand {
       'test API key': result.testApiKey,
       member: result.memberEmail,
       'session token': `${result.sessionToken} (expires ${result.sessionExpiresAt})`,
+      dashboard: result.dashboardUrl,
+      partner: result.partnerId,
+      'partner portal': result.portalUrl,
     }));
+    if (dashboard.note) this.log(`\n${dashboard.note}`);
     const report = ['report', 'performance', String(result.programId)];
     const next = (args: string[], env?: Record<string, string>) => nextCommand(this.config.root, args, flags, env);
     this.log(['\nTry:', next(report), next([...report, '--period', '90d']),

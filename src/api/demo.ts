@@ -16,6 +16,9 @@ export const demoResultSchema = z.object({
   memberEmail: z.string(),
   sessionToken: z.string(),
   sessionExpiresAt: instant,
+  partnerId: z.int().describe('The first partner, whose portal session this is'),
+  partnerSessionToken: z.string(),
+  partnerSessionExpiresAt: instant,
   from: instant.describe('Start of the generated history'),
   to: instant.describe('End of the generated history: now'),
   counts: z.object({

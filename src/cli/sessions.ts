@@ -29,6 +29,6 @@ export function signInLink(page: 'dashboard' | 'portal', token: string, baseUrl:
   const base = `http://${SERVE_DEFAULTS.host}:${SERVE_DEFAULTS.port}`;
   return {
     url: magicLink(base, page, token),
-    note: `The link opens once \`partnerkit serve\` runs on this data dir at ${base}; pass --base-url <its public address> for another.`,
+    note: `Sign-in links open once \`partnerkit serve\` runs on this data dir at ${base}; pass --base-url <its public address> for another.`,
   };
 }

@@ -11,11 +11,11 @@ export const DEMO_MEMBER_EMAIL = 'demo@partnerkit.local';
 export type DemoProgressListener = (progress: DemoProgress) => void;
 
 /**
- * `partnerkit demo`: a program with partners, a workspace member and a session, and a history of
- * clicks, leads, conversions, sales (renewals included) and commissions over the last `days` days,
- * the same for the same seed. Provisioning goes through the domain functions; the history, made by
- * demoHistory, is bulk-loaded in one transaction through the appender (the one exception to the
- * HTTP path).
+ * `partnerkit demo`: a program with partners, a workspace member and a session, a portal session of
+ * its first partner, and a history of clicks, leads, conversions, sales (renewals included) and
+ * commissions over the last `days` days, the same for the same seed. Provisioning goes through the
+ * domain functions; the history, made by demoHistory, is bulk-loaded in one transaction through the
+ * appender (the one exception to the HTTP path).
  */
 export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoProgressListener = () => {}): Promise<DemoResult> {
   const now = deps.clock.now().getTime();
@@ -37,6 +37,7 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
 
   // Ids come from the store's counters, primed once, so live writes during the load never collide.
   const reserve = await deps.store.transaction((sql) => deps.store.idAllocator(sql, DEMO_ID_TABLES));
+  let firstPartnerId: number | undefined;
   const counts = await BulkLoad.run(deps.store, async (load) => {
     const history = demoHistory(options, { programId: program.id, firstDay, now }, { reserve, refCode: randomCode });
     const report = (phase: DemoPhase, done: number) => progress({ phase, done, total: options.clicks });
@@ -48,6 +49,7 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
         return part.value;
       }
       await load.append(part.value);
+      if (part.value.table === 'partners') firstPartnerId = part.value.columns.id[0] as number;
       if (part.value.table !== 'clicks' || part.value.rowCount === 0) continue;
       written += part.value.rowCount;
       // After the last day's clicks the generator works out the leads and sales before yielding them.
@@ -57,6 +59,9 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
     }
   });
 
+  // After the commit: the partner exists only once the history is written.
+  const partnerSession = await provisioning.createPartnerSession(deps, firstPartnerId!, 24);
+
   return {
     programId: program.id,
     name: program.name,
@@ -65,6 +70,9 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
     memberEmail: DEMO_MEMBER_EMAIL,
     sessionToken: session.token,
     sessionExpiresAt: session.expiresAt,
+    partnerId: partnerSession.partnerId,
+    partnerSessionToken: partnerSession.token,
+    partnerSessionExpiresAt: partnerSession.expiresAt,
     from: new Date(firstDay).toISOString(),
     to: new Date(now).toISOString(),
     counts,

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { cliEnv, runJson, runOnTerminal, startServe, tempDataDir } from '../helpers/cli.js';
+import { cliEnv, runCli, runJson, runOnTerminal, startServe, tempDataDir } from '../helpers/cli.js';
 
-// Runs against dist/: `npm run build` first. The demo's progress on a terminal (docs/behaviour.md §9.8).
+// Runs against dist/: `npm run build` first. The demo's progress on a terminal (docs/behaviour.md §9.8),
+// its sign-in links (§2.7).
 
 const LABELS = ['writing clicks', 'writing leads, sales and commissions', 'committing'];
 
@@ -23,5 +24,56 @@ describe('partnerkit demo progress', () => {
     await startServe(dataDir);
     const result = await runJson(['demo', '--days', '3', '--clicks', '500'], cliEnv(dataDir));
     expect(result).toMatchObject({ programId: 1, counts: { clicks: 500 } });
+  }, 60_000);
+});
+
+describe('partnerkit demo sign-in links', () => {
+  const NOW = '2026-03-10T15:00:00.000Z';
+  const TOKEN = (prefix: string) => new RegExp(`^${prefix}_[\\w-]{43}$`);
+
+  test("in-process: the dashboard link of the member's session and the portal link of the first partner, on serve's default address with a note", async () => {
+    const demo = await runCli(['demo', '--days', '3', '--clicks', '500'], cliEnv(tempDataDir(), { PARTNERKIT_NOW: NOW }));
+    expect(demo.code, demo.stderr).toBe(0);
+    const lines = demo.stdout.split('\n');
+    const session = /^session token   (pks_\S+) /.exec(lines.find((line) => line.startsWith('session token'))!)![1];
+    const portal = lines.find((line) => line.startsWith('partner portal'))!;
+    const partnerToken = portal.slice(portal.indexOf('#token=') + '#token='.length);
+    expect(partnerToken).toMatch(TOKEN('pkp'));
+    const from = lines.indexOf(`session token   ${session} (expires 2026-03-11T15:00:00.000Z)`);
+    expect(lines.slice(from, from + 7)).toEqual([
+      `session token   ${session} (expires 2026-03-11T15:00:00.000Z)`,
+      `dashboard       http://127.0.0.1:3000/dashboard#token=${session}`,
+      'partner         1',
+      `partner portal  http://127.0.0.1:3000/portal#token=${partnerToken}`,
+      '',
+      'Sign-in links open once `partnerkit serve` runs on this data dir at http://127.0.0.1:3000; pass --base-url <its public address> for another.',
+      '',
+    ]);
+    expect(lines[from + 7]).toBe('Try:');
+
+    const withBase = await runJson(['demo', '--days', '3', '--clicks', '500', '--base-url', 'https://partners.example.com/'], cliEnv(tempDataDir(), { PARTNERKIT_NOW: NOW }));
+    expect(withBase).toMatchObject({
+      partnerId: 1, partnerSessionExpiresAt: '2026-03-11T15:00:00.000Z',
+      dashboardUrl: `https://partners.example.com/dashboard#token=${withBase.sessionToken}`,
+      portalUrl: `https://partners.example.com/portal#token=${withBase.partnerSessionToken}`,
+    });
+  }, 60_000);
+
+  test("through a running server: the links are on the server's address, no note, and their tokens open /api/me and the first partner's /api/portal/me", async () => {
+    const dataDir = tempDataDir();
+    const server = await startServe(dataDir, [], { PARTNERKIT_NOW: NOW });
+    const demo = await runCli(['demo', '--days', '3', '--clicks', '500'], cliEnv(dataDir, { PARTNERKIT_NOW: NOW }));
+    expect(demo.code, demo.stderr).toBe(0);
+    expect(demo.stdout).not.toContain('Sign-in links open once');
+    const link = (name: string) => new URL(new RegExp(`^${name} +(\\S+)$`, 'm').exec(demo.stdout)![1]);
+    const [dashboard, portal] = [link('dashboard'), link('partner portal')];
+    expect(`${dashboard.origin}${dashboard.pathname}`).toBe(`${server.url}/dashboard`);
+    expect(`${portal.origin}${portal.pathname}`).toBe(`${server.url}/portal`);
+    const get = async (path: string, url: URL) =>
+      (await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${url.hash.slice('#token='.length)}` } })).json();
+    expect(await get('/api/me', dashboard)).toMatchObject({ user: { email: 'demo@partnerkit.local' }, programs: [{ id: 1 }] });
+    expect(await get('/api/portal/me', portal)).toMatchObject({
+      partner: { id: 1, name: 'Ada 1', email: 'partner1@demo-1.example' }, programs: [{ programId: 1, status: 'active' }],
+    });
   }, 60_000);
 });

@@ -100,7 +100,8 @@ describe('README.md', () => {
       const result = await sh(command, cwd, env);
       const where = `README line ${step.line}: ${step.command}\n${result.stdout}${result.stderr}`;
       expect(result.code, where).toBe(0);
-      if (step.expected !== undefined) expect(result.stdout.trim(), where).toMatch(outputPattern(step.expected.trim()));
+      const expected = step.expected?.replaceAll('http://127.0.0.1:3000', server.url);
+      if (expected !== undefined) expect(result.stdout.trim(), where).toMatch(outputPattern(expected.trim()));
       for (const [placeholder, pattern] of CAPTURES) {
         const match = pattern.exec(result.stdout);
         if (match) values.set(placeholder, match[1]);

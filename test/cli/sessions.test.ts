@@ -4,7 +4,7 @@ import { cliEnv, runCli, runJson, startServe, tempDataDir } from '../helpers/cli
 // Runs against dist/: `npm run build` first. Each test starts several CLI processes.
 const PROCESSES = 90_000;
 const NOW = '2026-03-10T15:00:00.000Z';
-const NOTE = 'The link opens once `partnerkit serve` runs on this data dir at http://127.0.0.1:3000; pass --base-url <its public address> for another.';
+const NOTE = 'Sign-in links open once `partnerkit serve` runs on this data dir at http://127.0.0.1:3000; pass --base-url <its public address> for another.';
 
 async function provision(env: NodeJS.ProcessEnv) {
   await runJson(['program', 'create', '--name', 'Acme'], env);

@@ -150,8 +150,11 @@ async function rowCounts(t: TestApp): Promise<Record<string, number>> {
   });
 }
 
+/** Sends the request; whatever the answer, an API answer holds a session's data and is never cached (docs/behaviour.md §16.1). */
 async function send(t: TestApp, method: string, request: PreparedRequest, authorization: string | undefined) {
-  return t.app.inject({ method: method as AuthenticatedRoute['method'], url: request.url, payload: request.payload, headers: authorization === undefined ? {} : { authorization } });
+  const response = await t.app.inject({ method: method as AuthenticatedRoute['method'], url: request.url, payload: request.payload, headers: authorization === undefined ? {} : { authorization } });
+  expect(response.headers['cache-control'], `${method} ${request.url} ${response.statusCode}`).toBe('no-store');
+  return response;
 }
 
 async function expectRefused(t: TestApp, method: string, request: PreparedRequest, authorization: string | undefined, body: object) {

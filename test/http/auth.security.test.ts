@@ -326,5 +326,6 @@ describe('the authorization table covers the app', () => {
     const { method, url, payload, headers } = probe(program);
     const response = await t.app.inject({ method, url, payload, headers });
     expect(response.statusCode, response.body).toBe(status);
+    if (url.startsWith('/api/')) expect(response.headers['cache-control']).toBe('no-store');
   });
 });

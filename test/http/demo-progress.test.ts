@@ -52,7 +52,9 @@ describe('demo load progress', () => {
     const plain = await other.app.inject({ method: 'POST', url: '/api/admin/demo', payload: OPTIONS, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(plain.statusCode).toBe(200);
     expect(plain.headers['content-type']).toMatch(/^application\/json/);
-    expect(plain.json()).toEqual({ ...result, apiKey: expect.any(String), testApiKey: expect.any(String), sessionToken: expect.any(String) });
+    expect(plain.json()).toEqual({
+      ...result, apiKey: expect.any(String), testApiKey: expect.any(String), sessionToken: expect.any(String), partnerSessionToken: expect.any(String),
+    });
 
     // Both answers are in the OpenAPI document.
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();

@@ -37,7 +37,7 @@ function currencyOf(preview: PayoutPreview): string {
 }
 
 start({ title: 'partnerkit dashboard', storageKey: 'partnerkit.dashboard.token', signInCommand: 'partnerkit session create --email <your e-mail>' }, async (shell) => {
-  const me = await shell.api.call<Me>('GET', '/api/me');
+  const me = await shell.client.sessions.me();
   if (me.programs.length === 0) {
     show(shell.root, shell.header(), h('p', { class: 'notice' }, 'You are not a member of any program yet: an admin adds you with partnerkit member add.'));
     return;
@@ -79,7 +79,7 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
     money,
   );
 
-  const { client } = shell.api;
+  const { client } = shell;
   const query = reportQuery(choice);
   const [report, byPartner, preview] = await Promise.all([client.reports.performance(programId, query), client.reports.partners(programId, query), client.payouts.preview(programId)]);
   const currency = currencyOf(preview);

@@ -15,7 +15,7 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
   const payouts = h('section', { id: 'payouts' });
   show(parent, commissions, payouts);
   const partner = (id: number) => `${names.get(id) ?? 'Partner'} (#${id})`;
-  const { client } = shell.api;
+  const { client } = shell;
 
   let status: CommissionStatus | 'all' = 'pending';
   const commissionStatus = h('div', { class: 'status', 'aria-live': 'polite' });

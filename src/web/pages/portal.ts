@@ -13,7 +13,7 @@ import { start, type Shell } from './shell.js';
 const SHOWN = 20;
 
 start({ title: 'partnerkit partner portal', storageKey: 'partnerkit.portal.token', signInCommand: 'partnerkit partner login --partner <id>' }, async (shell) => {
-  const me = await shell.api.call<PortalMe>('GET', '/api/portal/me');
+  const me = await shell.client.portal.me();
   const render = () => portalPage(shell, me).catch((error) => shell.fail(error));
   window.addEventListener('popstate', render);
   await portalPage(shell, me);
@@ -33,14 +33,13 @@ async function portalPage(shell: Shell, me: PortalMe): Promise<void> {
     me.programs.length === 0 ? h('p', { class: 'notice' }, 'You take part in no program yet.') : '',
     ...sections,
   );
-  const query = new URLSearchParams(Object.entries(reportQuery(choice)).filter((e): e is [string, string] => e[1] !== undefined));
+  const query = reportQuery(choice);
   await Promise.all(
     me.programs.map(async (program, i) => {
-      const base = `/api/portal/programs/${program.programId}`;
       const [performance, commissions, payouts] = await Promise.all([
-        shell.api.call<PortalPerformance>('GET', `${base}/performance?${query}`),
-        shell.api.call<PortalCommissions>('GET', `${base}/commissions`),
-        shell.api.call<PortalPayouts>('GET', `${base}/payouts`),
+        shell.client.portal.performance(program.programId, query),
+        shell.client.portal.commissions(program.programId),
+        shell.client.portal.payouts(program.programId),
       ]);
       show(sections[i], ...programSection(program, performance, commissions, payouts));
     }),

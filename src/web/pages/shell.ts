@@ -1,4 +1,5 @@
-import { api, errorText, isSignedOut, type Api } from './api.js';
+import type { PartnerkitClient } from '../../sdk/client.js';
+import { client, errorText, isSignedOut } from './api.js';
 import { button, h, show, type Child } from './dom.js';
 import { forgetToken, takeToken } from './session.js';
 
@@ -15,7 +16,7 @@ export type Page = {
 };
 
 export type Shell = {
-  api: Api;
+  client: PartnerkitClient;
   root: HTMLElement;
   /** Reports a failed call: back to the sign-in message when the session is gone, else the error in `where`. */
   fail(error: unknown, where?: Element): void;
@@ -27,9 +28,9 @@ export function start(page: Page, run: (shell: Shell) => Promise<void>): void {
   const root = document.getElementById('app')!;
   const token = takeToken(page.storageKey);
   if (!token) return signIn(root, page, false);
-  const session = api(token);
+  const session = client(token);
   const shell: Shell = {
-    api: session,
+    client: session,
     root,
     fail(error, where = root) {
       if (isSignedOut(error)) {
@@ -45,7 +46,7 @@ export function start(page: Page, run: (shell: Shell) => Promise<void>): void {
         ...children,
         button('Sign out', async () => {
           // The server forgets the session; the page forgets it even when the server cannot be reached.
-          await session.call('DELETE', '/api/session').catch(() => undefined);
+          await session.sessions.signOut().catch(() => undefined);
           forgetToken(page.storageKey);
           signIn(root, page, false, 'You are signed out.');
         }, { class: 'secondary', id: 'sign-out' }),
