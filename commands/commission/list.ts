@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { COMMISSION_STATUSES, type CommissionStatus } from '../../src/api/constants.js';
+import { COMMISSION_STATUSES, MAX_PAGE_LIMIT, type CommissionStatus } from '../../src/api/constants.js';
 import { PartnerkitCommand, sessionTokenFlag } from '../../src/cli/base.js';
 import { renderCommissions } from '../../src/cli/payouts.js';
 
@@ -8,20 +8,24 @@ export default class CommissionList extends PartnerkitCommand {
   static override examples = [
     '<%= config.bin %> commission list --program 1',
     '<%= config.bin %> commission list --program 1 --status approved --partner 2 --json',
+    '<%= config.bin %> commission list --program 1 --status pending --limit 20 --offset 40',
   ];
   static override flags = {
     program: Flags.integer({ description: 'program id', required: true, min: 1 }),
     status: Flags.string({ description: 'only commissions of this status', options: [...COMMISSION_STATUSES] }),
     partner: Flags.integer({ description: "only this partner's commissions", min: 1 }),
+    limit: Flags.integer({ description: 'at most this many commissions (a page); every one when absent', min: 1, max: MAX_PAGE_LIMIT }),
+    offset: Flags.integer({ description: 'skip this many commissions first', min: 0, default: 0 }),
     'session-token': sessionTokenFlag,
   };
 
   async run() {
     const { flags } = await this.parse(CommissionList);
-    const commissions = await this.withClient(flags, { token: flags['session-token'] }, (client) =>
-      client.commissions.list(flags.program, { status: flags.status as CommissionStatus | undefined, partnerId: flags.partner }),
+    const { data, total } = await this.withClient(flags, { token: flags['session-token'] }, (client) =>
+      client.commissions.page(flags.program, { status: flags.status as CommissionStatus | undefined, partnerId: flags.partner, limit: flags.limit, offset: flags.offset }),
     );
-    this.log(renderCommissions(commissions));
-    return commissions;
+    this.log(renderCommissions(data));
+    if (flags.limit !== undefined || flags.offset > 0) this.log(`Showing ${data.length} of ${total}`);
+    return data;
   }
 }

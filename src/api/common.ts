@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_PAGE_LIMIT } from './constants.js';
 
 /** A row id in a body: a positive integer that fits a double exactly. */
 export const id = z.int().min(1).max(Number.MAX_SAFE_INTEGER);
@@ -13,6 +14,16 @@ export const pathId = z
   .transform(Number)
   .pipe(z.number().max(Number.MAX_SAFE_INTEGER, `at most ${Number.MAX_SAFE_INTEGER}`));
 export const programParams = z.object({ programId: pathId });
+
+/**
+ * Paging of a list (docs/behaviour.md §13.2): at most `limit` rows from `offset` on; without
+ * `limit` every row from `offset` on. The list's answer carries the number of matching rows in
+ * the TOTAL_COUNT_HEADER header.
+ */
+export const pageQuery = z.object({
+  limit: z.coerce.number<number>().int().min(1).max(MAX_PAGE_LIMIT).optional(),
+  offset: z.coerce.number<number>().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
+});
 
 /** An instant as the API writes it: ISO 8601 in UTC (`toISOString()`). */
 export const instant = z.iso.datetime();

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { COMMISSION_STATUSES, EXPORT_FORMATS, PAYOUT_STATUSES } from './constants.js';
 import { CURRENCIES } from './tracking.js';
-import { id, instant, pathId } from './common.js';
+import { id, instant, pageQuery, pathId } from './common.js';
 
 
 /** Most ids one approve or reject takes. */
@@ -29,7 +29,7 @@ export const commissionSchema = z.object({
   reason: z.string().nullable().describe('Why it was rejected'),
 });
 
-export const commissionsQuerySchema = z.object({
+export const commissionsQuerySchema = pageQuery.extend({
   status: z.enum(COMMISSION_STATUSES).optional(),
   partnerId: pathId.optional(),
 });

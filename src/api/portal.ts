@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { COMMISSION_STATUSES, PAYOUT_STATUSES, PERIODS } from './constants.js';
-import { instant } from './common.js';
+import { instant, pageQuery } from './common.js';
 
 /** GET /api/me: who a dashboard session (or the admin token) is, and the programs it may open (docs/behaviour.md §15.1). */
 export const meSchema = z.object({
@@ -49,7 +49,7 @@ export const portalPerformanceSchema = z.object({
   }),
 });
 
-export const portalCommissionsQuerySchema = z.object({ status: z.enum(COMMISSION_STATUSES).optional() });
+export const portalCommissionsQuerySchema = pageQuery.extend({ status: z.enum(COMMISSION_STATUSES).optional() });
 
 /** Amounts in currency units (cents ÷ 100), as the reports write money (docs/behaviour.md §5.9). */
 const amount = z.number();

@@ -1,7 +1,7 @@
-import type { Commission, CommissionStatus } from '../api/index.js';
+import type { Commission, CommissionStatus, Page } from '../api/index.js';
 import { AppError } from '../errors.js';
 import * as commissions from '../store/commissions.js';
-import type { CommissionView } from '../store/commissions.js';
+import type { CommissionView, PageRange } from '../store/commissions.js';
 import { viewedProgram, type Viewer } from './access.js';
 import type { Deps } from './deps.js';
 
@@ -23,16 +23,18 @@ export function commissionView(c: CommissionView): Commission {
   };
 }
 
-/** GET /api/programs/:programId/commissions: statuses as read now (docs/behaviour.md §13.1), by id. */
+/** GET /api/programs/:programId/commissions: statuses as read now (docs/behaviour.md §13.1), by id, a page of them (§13.2). */
 export async function listCommissions(
   { store, clock }: Deps,
   viewer: Viewer,
   programId: number,
   filter: { status?: CommissionStatus; partnerId?: number },
-): Promise<Commission[]> {
+  page: PageRange,
+): Promise<Page<Commission>> {
   return store.read(async (sql) => {
     await viewedProgram(store, sql, viewer, programId);
-    return (await commissions.listCommissions(sql, programId, clock.now(), filter)).map(commissionView);
+    const { rows, total } = await commissions.listCommissions(sql, programId, clock.now(), filter, page);
+    return { data: rows.map(commissionView), total };
   });
 }
 

@@ -1,6 +1,6 @@
 import { partnerLinkPath, type CommissionStatus, type PerformanceQuery, type PortalCommissions, type PortalMe, type PortalPayouts, type PortalPerformance } from '../api/index.js';
 import { AppError } from '../errors.js';
-import { listCommissions } from '../store/commissions.js';
+import { listCommissions, type PageRange } from '../store/commissions.js';
 import type { Sql } from '../store/db.js';
 import * as partners from '../store/partners.js';
 import type { PartnerProgramRow } from '../store/partners.js';
@@ -88,12 +88,22 @@ export function portalPerformance(deps: Deps, partnerId: number, programId: numb
   });
 }
 
-/** GET /api/portal/programs/:programId/commissions: the partner's commissions as of now, by id, without the merchant's notes. */
-export async function portalCommissions({ store, clock }: Deps, partnerId: number, programId: number, status?: CommissionStatus): Promise<PortalCommissions> {
+/**
+ * GET /api/portal/programs/:programId/commissions: the partner's commissions as of now, by id,
+ * without the merchant's notes, a page of them (docs/behaviour.md §15) and the number matching.
+ */
+export async function portalCommissions(
+  { store, clock }: Deps,
+  partnerId: number,
+  programId: number,
+  status: CommissionStatus | undefined,
+  page: PageRange,
+): Promise<PortalCommissions & { total: number }> {
   return store.read(async (sql) => {
     await enrollment(sql, partnerId, programId);
-    const rows = await listCommissions(sql, programId, clock.now(), { status, partnerId });
+    const { rows, total } = await listCommissions(sql, programId, clock.now(), { status, partnerId }, page);
     return {
+      total,
       data: rows.map((c) => ({
         id: c.id,
         saleId: c.sale_id,

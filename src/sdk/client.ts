@@ -2,13 +2,13 @@ import type {
   ApiKey, ApproveCommissionsRequest, ClickRequest, ClickResult, Commission, CommissionStatus, CreateApiKeyRequest, CreatedApiKey, CreatedProgram,
   CreatePartnerRequest, CreatePartnerSessionRequest, CreateProgramRequest, CreateSessionRequest, DataExportQuery, DemoProgress, DemoRequest, DemoResult, DemoStreamLine, EnrollPartnerRequest,
   Enrollment, ExportFormat, Health, LeadRequest, LeadResult, LiveSaleResult, Me, MemberRequest, Membership, Partner, PartnerLinks, PartnerReport, PartnerSession,
-  Payout, PayoutBatch, PayoutPreview, PayoutStatus, PerformanceQuery, PerformanceReport, PortalCommissions, PortalCommissionsQuery, PortalMe, PortalPayouts,
+  Payout, PayoutBatch, PayoutPreview, PayoutStatus, Page, PerformanceQuery, PerformanceReport, PortalCommissions, PortalCommissionsQuery, PortalMe, PortalPayouts,
   PortalPerformance, ProductRule, ProductRuleRequest, Program, RefundRequest,
   RefundResult, RejectCommissionsRequest, RetiredApiKey, SaleRequest, SaleResult, Session, SkipReason,
   UpdatePartnerRequest, UpdateProgramRequest, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
 } from '../api/index.js';
 // The export's headers: constants of the API that load no schema (the SDK loads no zod).
-import { EXPORT_ROWS_HEADER, EXPORTED_PAYOUTS_HEADER, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER } from '../api/constants.js';
+import { EXPORT_ROWS_HEADER, EXPORTED_PAYOUTS_HEADER, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER, TOTAL_COUNT_HEADER } from '../api/constants.js';
 import { NDJSON } from '../api/media-types.js';
 import { PartnerkitError } from './errors.js';
 import {
@@ -43,6 +43,9 @@ function withQuery(path: string, query: Record<string, string | number | boolean
   for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
   return params.size > 0 ? `${path}?${params}` : path;
 }
+
+/** The filter and page of a program's commission list (docs/behaviour.md §13.2). */
+export type CommissionListQuery = { status?: CommissionStatus; partnerId?: number; limit?: number; offset?: number };
 
 /**
  * A typed client for the partnerkit HTTP API, for merchants' Node or Deno backends and the CLI.
@@ -82,6 +85,12 @@ export class PartnerkitClient {
 
   private get<T>(path: string): Promise<T> {
     return this.request({ method: 'GET', path });
+  }
+
+  /** A GET of a paged list: its body and the number of matching rows its header carries. */
+  private async getPage<T>(path: string): Promise<{ body: T; total: number }> {
+    const response = await this.send({ method: 'GET', path });
+    return { body: response.body as T, total: Number(response.headers[TOTAL_COUNT_HEADER]) };
   }
 
   private post<T>(path: string, body?: unknown, credential?: Credential): Promise<T> {
@@ -241,9 +250,14 @@ export class PartnerkitClient {
     /** GET /api/portal/programs/:programId/performance: the partner's days and totals over the period (the report's query). */
     performance: (programId: number, query: PerformanceQuery = {}) =>
       this.get<PortalPerformance>(withQuery(`/api/portal/programs/${programId}/performance`, query)),
-    /** GET /api/portal/programs/:programId/commissions */
+    /** GET /api/portal/programs/:programId/commissions: every one matching, or a page of them with `limit` and `offset`. */
     commissions: (programId: number, query: PortalCommissionsQuery = {}) =>
       this.get<PortalCommissions>(withQuery(`/api/portal/programs/${programId}/commissions`, query)),
+    /** The same list: a page's rows and the number of matching rows (docs/behaviour.md §15). */
+    commissionsPage: async (programId: number, query: PortalCommissionsQuery = {}): Promise<Page<PortalCommissions['data'][number]>> => {
+      const { body, total } = await this.getPage<PortalCommissions>(withQuery(`/api/portal/programs/${programId}/commissions`, query));
+      return { data: body.data, total };
+    },
     /** GET /api/portal/programs/:programId/payouts */
     payouts: (programId: number) => this.get<PortalPayouts>(`/api/portal/programs/${programId}/payouts`),
   };
@@ -268,9 +282,13 @@ export class PartnerkitClient {
 
   /** Commission review (a member's session token or the admin token). */
   readonly commissions = {
-    /** GET /api/programs/:programId/commissions: statuses as of now, by id. */
-    list: (programId: number, query: { status?: CommissionStatus; partnerId?: number } = {}) =>
-      this.get<Commission[]>(withQuery(`/api/programs/${programId}/commissions`, query)),
+    /** GET /api/programs/:programId/commissions: statuses as of now, by id; every one matching, or a page of them with `limit` and `offset`. */
+    list: (programId: number, query: CommissionListQuery = {}) => this.get<Commission[]>(withQuery(`/api/programs/${programId}/commissions`, query)),
+    /** The same list: a page's rows and the number of matching rows (docs/behaviour.md §13.2). */
+    page: async (programId: number, query: CommissionListQuery = {}): Promise<Page<Commission>> => {
+      const { body, total } = await this.getPage<Commission[]>(withQuery(`/api/programs/${programId}/commissions`, query));
+      return { data: body, total };
+    },
     /** POST /api/programs/:programId/commissions/approve: every id or none; the commissions after. */
     approve: (programId: number, body: ApproveCommissionsRequest) => this.post<Commission[]>(`/api/programs/${programId}/commissions/approve`, body),
     /** POST /api/programs/:programId/commissions/reject: every id or none; the commissions after. */

@@ -1,4 +1,4 @@
-export { PartnerkitClient, type ClientOptions } from './client.js';
+export { PartnerkitClient, type ClientOptions, type CommissionListQuery } from './client.js';
 export { PartnerkitError } from './errors.js';
 export {
   toRefundRequest, toSaleRequest, type TrackClickInput, type TrackClickResult, type TrackLeadInput, type TrackLeadResult, type TrackRefundInput,
@@ -9,7 +9,7 @@ export type {
   ApiKey, ClickRequest, ClickResult, CommissionStatus, CommissionTerms, CreateApiKeyRequest, CreatedApiKey, CreatedProgram, CreatePartnerRequest,
   CreatePartnerSessionRequest, CreateProgramRequest, CreateSessionRequest, DemoRequest, DemoResult, EnrollPartnerRequest, Enrollment, LeadRequest, LeadResult,
   LiveSaleResult, Me, MemberRequest, Membership, Partner, PartnerLinks, PartnerReport, PartnerReportRow, PartnerSession, PerformanceDay,
-  PerformanceQuery, PerformanceReport, Period, PortalCommissions, PortalCommissionsQuery, PortalMe, PortalPayouts, PortalPerformance, ProductRule, ProductRuleRequest, Program, RefundRequest, RefundResult, RetiredApiKey, SaleRequest, SaleResult,
+  Page, PerformanceQuery, PerformanceReport, Period, PortalCommissions, PortalCommissionsQuery, PortalMe, PortalPayouts, PortalPerformance, ProductRule, ProductRuleRequest, Program, RefundRequest, RefundResult, RetiredApiKey, SaleRequest, SaleResult,
   Session, TestSaleResult, Trend, WebhookEvent, WebhookEventsQuery,
   WebhookResult, WebhookSecret, WebhookSecretRequest,
 } from '../api/index.js';

@@ -41,11 +41,33 @@ function views(sql: Sql, where: string, params: Params): Promise<CommissionView[
   return sql.all<CommissionView>(`SELECT ${VIEW_COLUMNS} FROM ${COMMISSIONS} WHERE c.program_id = $1 AND ${where} ORDER BY c.id`, params);
 }
 
-/** A program's commissions at `now`, by id, optionally of one status (as read) and one partner. */
-export function listCommissions(sql: Sql, programId: number, now: Date, filter: { status?: CommissionStatus; partnerId?: number }): Promise<CommissionView[]> {
-  return views(sql, `($3::VARCHAR IS NULL OR ${statusAt('$2')} = $3) AND ($4::BIGINT IS NULL OR pp.partner_id = $4)`, [
-    programId, now, filter.status ?? null, filter.partnerId ?? null,
-  ]);
+/** A page of a list: at most `limit` rows (every row when absent) from `offset` on. */
+export type PageRange = { limit?: number; offset: number };
+
+/**
+ * A program's commissions at `now`, by id, optionally of one status (as read) and one partner:
+ * the page's rows and the number of matching rows. The total rides on each row as a window count,
+ * cheaper than a second count query over the same join (docs/architecture.md §11); a page past
+ * the end has no row to carry it, so only then is it counted apart.
+ */
+export async function listCommissions(
+  sql: Sql,
+  programId: number,
+  now: Date,
+  filter: { status?: CommissionStatus; partnerId?: number },
+  page: PageRange = { offset: 0 },
+): Promise<{ rows: CommissionView[]; total: number }> {
+  const where = `c.program_id = $1 AND ($3::VARCHAR IS NULL OR ${statusAt('$2')} = $3) AND ($4::BIGINT IS NULL OR pp.partner_id = $4)`;
+  const params = [programId, now, filter.status ?? null, filter.partnerId ?? null];
+  const rows = await sql.all<CommissionView & { total: number }>(
+    `SELECT ${VIEW_COLUMNS}, count(*) OVER () AS total FROM ${COMMISSIONS} WHERE ${where} ORDER BY c.id LIMIT $5 OFFSET $6`,
+    [...params, page.limit ?? null, page.offset],
+  );
+  if (rows.length === 0 && page.offset > 0) {
+    const { total } = (await sql.one<{ total: number }>(`SELECT count(*) AS total FROM ${COMMISSIONS} WHERE ${where}`, params))!;
+    return { rows, total };
+  }
+  return { rows, total: rows[0]?.total ?? 0 };
 }
 
 /** The commissions of `ids` that belong to the program, at `now`, by id. */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import {
   approveCommissionsRequestSchema, batchParams, commissionSchema, commissionsQuerySchema, exportFileSchema, exportQuerySchema, payoutBatchSchema,
   payoutParams, payoutPreviewSchema, payoutSchema, payoutsQuerySchema, programParams, rejectCommissionsRequestSchema, responses,
-  EXPORTED_PAYOUTS_HEADER, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER,
+  EXPORTED_PAYOUTS_HEADER, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER, TOTAL_COUNT_HEADER,
 } from '../../api/index.js';
 import type { AppDeps } from '../../app.js';
 import { listCommissions, reviewCommissions } from '../../domain/commissions.js';
@@ -28,7 +28,12 @@ export function payoutRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           response: responses(z.array(commissionSchema)),
         },
       },
-      (request) => listCommissions(deps, viewer(request), request.params.programId, request.query),
+      async (request, reply) => {
+        const { limit, offset, ...filter } = request.query;
+        const { data, total } = await listCommissions(deps, viewer(request), request.params.programId, filter, { limit, offset });
+        reply.header(TOTAL_COUNT_HEADER, total);
+        return data;
+      },
     );
 
     // POST /api/programs/:programId/commissions/approve

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   performanceQuerySchema, portalCommissionsQuerySchema, portalCommissionsSchema, portalMeSchema, portalPayoutsSchema, portalPerformanceSchema,
-  programParams, responses,
+  programParams, responses, TOTAL_COUNT_HEADER,
 } from '../../api/index.js';
 import type { AppDeps } from '../../app.js';
 import { portalCommissions, portalMe, portalPayouts, portalPerformance } from '../../domain/portal.js';
@@ -48,7 +48,12 @@ export function portalRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           response: responses(portalCommissionsSchema),
         },
       },
-      (request) => portalCommissions(deps, partner(request), request.params.programId, request.query.status),
+      async (request, reply) => {
+        const { status, limit, offset } = request.query;
+        const { total, ...body } = await portalCommissions(deps, partner(request), request.params.programId, status, { limit, offset });
+        reply.header(TOTAL_COUNT_HEADER, total);
+        return body;
+      },
     );
 
     // GET /api/portal/programs/:programId/payouts
