@@ -123,6 +123,58 @@ describe('approval by the clock', () => {
   });
 });
 
+describe('the commission list in pages', () => {
+  const ids = (body: Array<{ id: number }>) => body.map((c) => c.id);
+
+  test('limit and offset: the rows of the page by id, the number of matching rows in partnerkit-total-count on every answer', async () => {
+    const { t, program } = await setup();
+    await sales(t, program, 'cust_1', 4); // commissions 1-4
+    const other = await secondPartner(t, program);
+    await sales(t, program, `cust_${other}`, 2); // commissions 5-6
+    await ok(t, 'POST', `/api/programs/${program.id}/commissions/reject`, { ids: [2] });
+    const page = async (query: string) => {
+      const response = await call(t, 'GET', `/api/programs/${program.id}/commissions${query}`);
+      expect(response.status).toBe(200);
+      return [ids(response.body), response.headers['partnerkit-total-count']];
+    };
+    expect(await page('')).toEqual([[1, 2, 3, 4, 5, 6], '6']);
+    expect(await page('?limit=2')).toEqual([[1, 2], '6']);
+    expect(await page('?limit=2&offset=2')).toEqual([[3, 4], '6']);
+    expect(await page('?limit=4&offset=4')).toEqual([[5, 6], '6']);
+    expect(await page('?offset=5')).toEqual([[6], '6']);
+    expect(await page('?limit=2&offset=6')).toEqual([[], '6']);
+    expect(await page('?limit=1000&offset=100')).toEqual([[], '6']);
+    expect(await page('?status=pending&limit=2&offset=1')).toEqual([[3, 4], '5']);
+    expect(await page(`?status=pending&partnerId=${other}&limit=1`)).toEqual([[5], '2']);
+    expect(await page('?status=paid')).toEqual([[], '0']);
+    expect(await page('?status=paid&limit=5&offset=3')).toEqual([[], '0']);
+  });
+
+  test.each([
+    ['limit=0', 'limit'], ['limit=1001', 'limit'], ['limit=2.5', 'limit'], ['limit=ten', 'limit'], ['limit=-1', 'limit'],
+    ['offset=-1', 'offset'], ['offset=1.5', 'offset'], ['offset=x', 'offset'],
+  ])('?%s: 400 invalid_request naming %s', async (query, field) => {
+    const { t, program } = await setup();
+    await t.sale(program);
+    const response = await call(t, 'GET', `/api/programs/${program.id}/commissions?${query}`);
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('invalid_request');
+    expect(response.body.error.details.fields.map((f: { field: string }) => f.field)).toEqual([field]);
+    expect(response.headers['partnerkit-total-count']).toBeUndefined();
+  });
+
+  test('the SDK: list keeps answering the array, page answers the rows and the total', async () => {
+    const { t, program } = await setup();
+    await sales(t, program, 'cust_1', 3);
+    const client = new PartnerkitClient({ baseUrl: await t.app.listen({ host: '127.0.0.1', port: 0 }), token: ADMIN_TOKEN });
+    expect(ids(await client.commissions.list(program.id))).toEqual([1, 2, 3]);
+    expect(ids(await client.commissions.list(program.id, { limit: 1, offset: 1 }))).toEqual([2]);
+    const { data, total } = await client.commissions.page(program.id, { status: 'pending', limit: 2, offset: 2 });
+    expect([ids(data), total]).toEqual([[3], 3]);
+    expect(await client.commissions.page(program.id, { status: 'approved' })).toEqual({ data: [], total: 0 });
+  });
+});
+
 describe('commission review: every id or none', () => {
   test('approve: an id inside its hold, a paid or rejected one is 409 invalid_status naming each; nothing changes', async () => {
     const { t, program } = await setup({ approval: 'manual' });

@@ -141,6 +141,25 @@ describe('commissions and payouts', () => {
     expect((await get(t, `/api/portal/programs/${a.id}/commissions?status=pending`, token)).json()).toEqual({ data: [] });
   });
 
+  test("the partner's commissions in pages: the page's rows, the number matching in partnerkit-total-count; bad values 400 naming the field", async () => {
+    const { t, a, p1, session } = await history();
+    const token = await session(p1.partnerId);
+    const page = async (query: string) => {
+      const response = await get(t, `/api/portal/programs/${a.id}/commissions${query}`, token);
+      expect(response.statusCode).toBe(200);
+      return [response.json().data.map((c: { id: number }) => c.id), response.headers['partnerkit-total-count']];
+    };
+    expect(await page('')).toEqual([[1, 2, 6], '3']);
+    expect(await page('?limit=2')).toEqual([[1, 2], '3']);
+    expect(await page('?limit=2&offset=2')).toEqual([[6], '3']);
+    expect(await page('?limit=2&offset=3')).toEqual([[], '3']);
+    expect(await page('?status=paid&limit=2')).toEqual([[], '0']);
+    for (const [query, field] of [['limit=0', 'limit'], ['limit=1001', 'limit'], ['offset=-1', 'offset'], ['offset=a', 'offset']]) {
+      const bad = await get(t, `/api/portal/programs/${a.id}/commissions?${query}`, token);
+      expect([bad.statusCode, bad.json().error.code, bad.json().error.details.fields.map((f: { field: string }) => f.field)]).toEqual([400, 'invalid_request', [field]]);
+    }
+  });
+
   test('no answer of the portal names a customer: no e-mail, customer key or customer name', async () => {
     const { t, a, b, p2, session } = await history();
     const token = await session(p2.partnerId);
