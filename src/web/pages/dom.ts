@@ -1,3 +1,5 @@
+import { formatCount } from './format.js';
+
 /**
  * The one way the pages build DOM (docs/behaviour.md §16.6): text goes in as text nodes, never as
  * markup, so a partner named `<img src=x onerror=…>` is shown as those characters.
@@ -62,4 +64,24 @@ export function button(label: string, action: () => Promise<unknown>, attributes
     },
   }, label);
   return element;
+}
+
+/** The rows a paged list shows at once (docs/behaviour.md §16.2). */
+export const PAGE_SIZE = 20;
+
+/**
+ * Under a paged list: "N of TOTAL" and Previous/Next buttons (labelled with the list's name, so a
+ * keyboard or screen-reader user knows which list they move) that ask for the page at another offset.
+ */
+export function pager(name: string, offset: number, shown: number, total: number, go: (offset: number) => Promise<unknown>): HTMLElement {
+  const range = shown === 0 ? '0' : `${formatCount(offset + 1)}–${formatCount(offset + shown)}`;
+  const step = (label: string, to: number, enabled: boolean) =>
+    button(label, () => go(to), { class: 'secondary', 'aria-label': `${label} ${PAGE_SIZE} ${name}`, disabled: !enabled });
+  return h(
+    'nav',
+    { class: 'pager actions', 'aria-label': `${name} pages` },
+    step('Previous', Math.max(0, offset - PAGE_SIZE), offset > 0),
+    step('Next', offset + PAGE_SIZE, offset + shown < total),
+    h('span', { class: 'count' }, `${range} of ${formatCount(total)}`),
+  );
 }

@@ -1,6 +1,6 @@
 import { COMMISSION_STATUSES, EXPORT_FORMATS, type CommissionStatus, type ExportFormat } from '../../api/constants.js';
 import type { Payout, PayoutPreview } from '../../api/payouts.js';
-import { button, h, select, show, table } from './dom.js';
+import { button, h, PAGE_SIZE, pager, select, show, table } from './dom.js';
 import { formatCents, formatCount, formatInstant } from './format.js';
 import type { Shell } from './shell.js';
 
@@ -8,8 +8,6 @@ import type { Shell } from './shell.js';
  * Commissions and payouts on the dashboard (docs/behaviour.md §16.2): the lists, the reviews and
  * the payout steps the CLI's commission and payout commands make, through the same API calls.
  */
-const SHOWN = 20;
-
 export function moneySections(shell: Shell, parent: HTMLElement, programId: number, names: Map<number, string>, preview: PayoutPreview): void {
   const commissions = h('section', { id: 'commissions' });
   const payouts = h('section', { id: 'payouts' });
@@ -18,9 +16,10 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
   const { client } = shell;
 
   let status: CommissionStatus | 'all' = 'pending';
+  let offset = 0;
   const commissionStatus = h('div', { class: 'status', 'aria-live': 'polite' });
   async function loadCommissions(): Promise<void> {
-    const list = await client.commissions.list(programId, status === 'all' ? {} : { status });
+    const { data: list, total } = await client.commissions.page(programId, { ...(status === 'all' ? {} : { status }), limit: PAGE_SIZE, offset });
     const review = (verb: 'approve' | 'reject', id: number) => act(commissionStatus, async () => {
       await (verb === 'approve' ? client.commissions.approve(programId, { ids: [id] }) : client.commissions.reject(programId, { ids: [id] }));
       await loadCommissions();
@@ -32,13 +31,14 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
       h('h2', {}, 'Commissions'),
       select('Status', [{ value: 'all', label: 'All' }, ...COMMISSION_STATUSES.map((s) => ({ value: s, label: s }))], status, (value) => {
         status = value as typeof status;
+        offset = 0;
         act(commissionStatus, loadCommissions);
       }, 'commission-status'),
       commissionStatus,
       table(
-        list.length > SHOWN ? `The first ${formatCount(SHOWN)} of ${formatCount(list.length)} commissions` : `${formatCount(list.length)} commissions`,
+        `${formatCount(list.length)} of ${formatCount(total)} commissions`,
         [{ label: 'Id', numeric: true }, { label: 'Partner' }, { label: 'Sale', numeric: true }, { label: 'Type' }, { label: 'Amount', numeric: true }, { label: 'Status' }, { label: 'Created' }, { label: 'Hold until' }, { label: 'Review' }],
-        list.slice(0, SHOWN).map((c) => [
+        list.map((c) => [
           c.id,
           partner(c.partnerId),
           c.saleId,
@@ -53,6 +53,10 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
         ]),
         { id: 'commission-list' },
       ),
+      pager('commissions', offset, list.length, total, (to) => {
+        offset = to;
+        return act(commissionStatus, loadCommissions);
+      }),
     );
   }
 

@@ -1,7 +1,7 @@
 import './pages.css';
-import type { PortalCommissions, PortalMe, PortalPayouts, PortalPerformance } from '../../api/portal.js';
+import type { PortalMe, PortalPayouts, PortalPerformance } from '../../api/portal.js';
 import { dailyChart } from './chart.js';
-import { button, h, show, table } from './dom.js';
+import { button, h, PAGE_SIZE, pager, show, table } from './dom.js';
 import { formatCount, formatDay, formatInstant, formatMoney } from './format.js';
 import { periodFromUrl, periodPicker, periodToQuery, reportQuery, setQuery } from './period.js';
 import { start, type Shell } from './shell.js';
@@ -10,8 +10,6 @@ import { start, type Shell } from './shell.js';
  * The partner portal (docs/behaviour.md §16.7): a partner's own programs, its links, its numbers
  * per day, its commissions and payouts, all from the partner-scoped API.
  */
-const SHOWN = 20;
-
 start({ title: 'partnerkit partner portal', storageKey: 'partnerkit.portal.token', signInCommand: 'partnerkit partner login --partner <id>' }, async (shell) => {
   const me = await shell.client.portal.me();
   const render = () => portalPage(shell, me).catch((error) => shell.fail(error));
@@ -36,17 +34,33 @@ async function portalPage(shell: Shell, me: PortalMe): Promise<void> {
   const query = reportQuery(choice);
   await Promise.all(
     me.programs.map(async (program, i) => {
-      const [performance, commissions, payouts] = await Promise.all([
+      const commissions = h('div', { class: 'commission-pages' });
+      const [performance, payouts] = await Promise.all([
         shell.client.portal.performance(program.programId, query),
-        shell.client.portal.commissions(program.programId),
         shell.client.portal.payouts(program.programId),
+        commissionPage(shell, program.programId, commissions, 0),
       ]);
       show(sections[i], ...programSection(program, performance, commissions, payouts));
     }),
   );
 }
 
-function programSection(program: PortalMe['programs'][number], performance: PortalPerformance, commissions: PortalCommissions, payouts: PortalPayouts) {
+/** Shows a page of the partner's commissions, by id, in `where`, with the pager to the others. */
+async function commissionPage(shell: Shell, programId: number, where: HTMLElement, offset: number): Promise<void> {
+  const { data, total } = await shell.client.portal.commissionsPage(programId, { limit: PAGE_SIZE, offset });
+  show(
+    where,
+    table(
+      `Commissions: ${formatCount(data.length)} of ${formatCount(total)}`,
+      [{ label: 'Id', numeric: true }, { label: 'Sale', numeric: true }, { label: 'Type' }, { label: 'Amount', numeric: true }, { label: 'Status' }, { label: 'Created' }, { label: 'Hold until' }, { label: 'Paid' }],
+      data.map((c) => [c.id, c.saleId, c.type, formatMoney(c.amount, c.currency), c.status, formatInstant(c.createdAt), formatInstant(c.holdUntil), formatInstant(c.paidAt)]),
+      { class: 'commissions' },
+    ),
+    pager('commissions', offset, data.length, total, (to) => commissionPage(shell, programId, where, to).catch((error) => shell.fail(error, where))),
+  );
+}
+
+function programSection(program: PortalMe['programs'][number], performance: PortalPerformance, commissions: HTMLElement, payouts: PortalPayouts) {
   const currency = performance.meta.currency ?? 'USD';
   const money = (value: number) => formatMoney(value, currency);
   const { totals, daily } = performance.data;
@@ -87,12 +101,7 @@ function programSection(program: PortalMe['programs'][number], performance: Port
       ],
       'Per day',
     ),
-    table(
-      commissions.data.length > SHOWN ? `Commissions: the latest ${SHOWN} of ${formatCount(commissions.data.length)}` : `Commissions (${formatCount(commissions.data.length)})`,
-      [{ label: 'Id', numeric: true }, { label: 'Sale', numeric: true }, { label: 'Type' }, { label: 'Amount', numeric: true }, { label: 'Status' }, { label: 'Created' }, { label: 'Hold until' }, { label: 'Paid' }],
-      commissions.data.slice(-SHOWN).reverse().map((c) => [c.id, c.saleId, c.type, formatMoney(c.amount, c.currency), c.status, formatInstant(c.createdAt), formatInstant(c.holdUntil), formatInstant(c.paidAt)]),
-      { class: 'commissions' },
-    ),
+    commissions,
     table(
       `Payouts (${formatCount(payouts.data.length)})`,
       [{ label: 'Id', numeric: true }, { label: 'Amount', numeric: true }, { label: 'Commissions', numeric: true }, { label: 'Status' }, { label: 'Created' }, { label: 'Paid' }],
