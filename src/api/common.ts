@@ -16,7 +16,7 @@ export const pathId = z
 export const programParams = z.object({ programId: pathId });
 
 /**
- * Paging of a list (docs/behaviour.md §13.2): at most `limit` rows from `offset` on; without
+ * Paging of a list (docs/behaviour.md §13.1): at most `limit` rows from `offset` on; without
  * `limit` every row from `offset` on. The list's answer carries the number of matching rows in
  * the TOTAL_COUNT_HEADER header.
  */

@@ -56,7 +56,7 @@ export const EXPORT_TABLES = ['clicks', 'customers', 'sales', 'commissions', 're
 export type ExportTable = (typeof EXPORT_TABLES)[number];
 export const DATA_FORMATS = ['csv', 'parquet', 'json'] as const;
 export type DataFormat = (typeof DATA_FORMATS)[number];
-/** The most rows one page of a list holds, and the response header of a paged list with its number of matching rows (docs/behaviour.md §13.2). */
+/** The most rows one page of a list holds, and the response header of a paged list with its number of matching rows (docs/behaviour.md §13.1). */
 export const MAX_PAGE_LIMIT = 1000;
 export const TOTAL_COUNT_HEADER = 'partnerkit-total-count';
 /** What a paged list's SDK call answers: the page's rows and the number of matching rows. */

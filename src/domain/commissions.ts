@@ -23,7 +23,7 @@ export function commissionView(c: CommissionView): Commission {
   };
 }
 
-/** GET /api/programs/:programId/commissions: statuses as read now (docs/behaviour.md §13.1), by id, a page of them (§13.2). */
+/** GET /api/programs/:programId/commissions: statuses as read now (docs/behaviour.md §13.1), by id, a page of them. */
 export async function listCommissions(
   { store, clock }: Deps,
   viewer: Viewer,

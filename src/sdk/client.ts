@@ -44,7 +44,7 @@ function withQuery(path: string, query: Record<string, string | number | boolean
   return params.size > 0 ? `${path}?${params}` : path;
 }
 
-/** The filter and page of a program's commission list (docs/behaviour.md §13.2). */
+/** The filter and page of a program's commission list (docs/behaviour.md §13.1). */
 export type CommissionListQuery = { status?: CommissionStatus; partnerId?: number; limit?: number; offset?: number };
 
 /**
@@ -284,7 +284,7 @@ export class PartnerkitClient {
   readonly commissions = {
     /** GET /api/programs/:programId/commissions: statuses as of now, by id; every one matching, or a page of them with `limit` and `offset`. */
     list: (programId: number, query: CommissionListQuery = {}) => this.get<Commission[]>(withQuery(`/api/programs/${programId}/commissions`, query)),
-    /** The same list: a page's rows and the number of matching rows (docs/behaviour.md §13.2). */
+    /** The same list: a page's rows and the number of matching rows (docs/behaviour.md §13.1). */
     page: async (programId: number, query: CommissionListQuery = {}): Promise<Page<Commission>> => {
       const { body, total } = await this.getPage<Commission[]>(withQuery(`/api/programs/${programId}/commissions`, query));
       return { data: body, total };

@@ -47,7 +47,7 @@ export type PageRange = { limit?: number; offset: number };
 /**
  * A program's commissions at `now`, by id, optionally of one status (as read) and one partner:
  * the page's rows and the number of matching rows. The total rides on each row as a window count,
- * cheaper than a second count query over the same join (docs/architecture.md §11); a page past
+ * cheaper than a second count query over the same join (docs/behaviour.md §13.9); a page past
  * the end has no row to carry it, so only then is it counted apart.
  */
 export async function listCommissions(

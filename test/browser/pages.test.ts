@@ -188,6 +188,26 @@ describe('the dashboard', () => {
     }
   });
 
+  test('the commission list in pages of 20: N of TOTAL, Next from the keyboard shows the next page', async () => {
+    const { context, page } = await open(`/dashboard?program=1#token=${sessionToken}`);
+    try {
+      await page.locator('#commission-list').waitFor();
+      const first = await member.commissions.page(1, { status: 'pending', limit: 20 });
+      expect(first.total).toBeGreaterThan(20);
+      const ids = () => page.$$eval('#commission-list tbody tr', (rows) => rows.map((r) => r.querySelector('td')!.textContent));
+      expect(await ids()).toEqual(first.data.map((c) => String(c.id)));
+      expect(await page.locator('#commissions .pager .count').textContent()).toBe(`1–20 of ${count(first.total)}`);
+      const next = await member.commissions.list(1, { status: 'pending', limit: 20, offset: 20 });
+      await page.getByRole('button', { name: 'Next 20 commissions' }).focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(ids).toEqual(next.map((c) => String(c.id)));
+      expect(await page.locator('#commissions .pager .count').textContent()).toBe(`21–${20 + next.length} of ${count(first.total)}`);
+      expect((page as Page & { errors: string[] }).errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('manual approval: approve a commission, create the payout, download its CSV, mark it paid; the XSS name is text', async () => {
     const { context, page } = await open(`/dashboard?program=${manual.id}#token=${sessionToken}`);
     try {
