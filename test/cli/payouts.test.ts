@@ -34,6 +34,10 @@ describe('commission review and payouts from the CLI', () => {
     expect(pending.map((c: { id: number; amountCents: number; holdUntil: string }) => [c.id, c.amountCents, c.holdUntil])).toEqual([
       [1, 1000, '2026-03-02T12:00:00.000Z'], [2, 2469, '2026-03-02T12:00:00.000Z'], [3, 200, '2026-03-02T12:00:00.000Z'],
     ]);
+    // A page: --json prints its rows; the table says how many of the total it shows.
+    expect((await runJson(['commission', 'list', '--program', '1', '--limit', '2'], later)).map((c: { id: number }) => c.id)).toEqual([1, 2]);
+    const paged = await runCli(['commission', 'list', '--program', '1', '--limit', '2', '--offset', '2'], later);
+    expect([paged.code, paged.stdout.trim().split('\n').at(-1)]).toEqual([0, 'Showing 1 of 3']);
     expect((await runJson(['commission', 'approve', '--program', '1', '--ids', '1,2'], later)).map((c: { status: string }) => c.status)).toEqual(['approved', 'approved']);
     expect(await runJson(['commission', 'reject', '--program', '1', '--ids', '3', '--reason', 'Test order'], later)).toEqual([
       expect.objectContaining({ id: 3, status: 'rejected', reason: 'Test order' }),
