@@ -34,7 +34,7 @@ describe('partnerkit export', { timeout: 180_000 }, () => {
     expect(plain.code).toBe(0);
     const file = join(dir, 'program-1-clicks.csv');
     expect(plain.stdout).toBe(`Wrote 1 clicks row(s) to ${file} (csv, ${statSync(file).size} B)\n`);
-    expect(csvRows(file).map((r) => [r.id, r.is_test, r.partner_name, r.created_at])).toEqual([['1', 'false', 'Jane', T0]]);
+    expect(csvRows(file).map((r) => [r.id, r.is_test, r.partner_id, r.created_at])).toEqual([['1', 'false', '1', T0]]);
     expect(statSync(file).mode & 0o777).toBe(0o600); // customer e-mails and amounts: like the data dir's files
 
     const out = join(dir, 'sales.json');
