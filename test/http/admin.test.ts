@@ -196,7 +196,7 @@ describe('service endpoints', () => {
     'GET /api/admin/programs/{programId}/webhook-events': { params: ['programId'], query: ['limit'] },
     'POST /api/admin/programs/{programId}/webhook-secret': { params: ['programId'], body: true },
     'POST /api/admin/demo': { body: true },
-    'GET /api/programs/{programId}/commissions': { params: ['programId'], query: ['status', 'partnerId'] },
+    'GET /api/programs/{programId}/commissions': { params: ['programId'], query: ['limit', 'offset', 'status', 'partnerId'] },
     'POST /api/programs/{programId}/commissions/approve': { params: ['programId'], body: true },
     'POST /api/programs/{programId}/commissions/reject': { params: ['programId'], body: true },
     'GET /api/programs/{programId}/payouts/preview': { params: ['programId'] },
@@ -213,7 +213,7 @@ describe('service endpoints', () => {
     'DELETE /api/session': { noContent: true },
     'GET /api/portal/me': {},
     'GET /api/portal/programs/{programId}/performance': { params: ['programId'], query: ['period', 'dateFrom', 'dateTo'] },
-    'GET /api/portal/programs/{programId}/commissions': { params: ['programId'], query: ['status'] },
+    'GET /api/portal/programs/{programId}/commissions': { params: ['programId'], query: ['limit', 'offset', 'status'] },
     'GET /api/portal/programs/{programId}/payouts': { params: ['programId'] },
   };
 
