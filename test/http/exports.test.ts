@@ -6,6 +6,9 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DATA_FORMATS, EXPORT_TABLES, type DataFormat, type ExportTable } from '../../src/api/constants.js';
 import { exportedFile } from '../../src/domain/exports.js';
+import { injectTransport } from '../../src/local.js';
+import { PartnerkitClient } from '../../src/sdk/client.js';
+import { PartnerkitError } from '../../src/sdk/errors.js';
 import { duckdb } from '../../src/store/duckdb.js';
 import { ADMIN_TOKEN, type TestApp } from '../helpers/app.js';
 import { reportHistory } from '../helpers/history.js';
@@ -289,6 +292,27 @@ describe('GET /api/programs/:programId/export', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(Buffer.concat(chunks).length).toBe(file.bytes);
     expect(existsSync(dirname(path))).toBe(false);
+  });
+});
+
+describe("the SDK's exports.download", () => {
+  test('hands the file to the sink and answers its rows and bytes; an error answer throws and reaches no sink', async () => {
+    const { t, a } = await history();
+    const client = new PartnerkitClient({ transport: injectTransport(t.app), token: ADMIN_TOKEN });
+    const chunks: Uint8Array[] = [];
+    const sink = async (body: AsyncIterable<Uint8Array> | Iterable<Uint8Array>) => {
+      for await (const chunk of body) chunks.push(chunk);
+    };
+    const result = await client.exports.download(a.id, { table: 'customers', format: 'csv', includeTest: true }, sink);
+    const direct = (await get(t, `/api/programs/${a.id}/export?table=customers&format=csv&includeTest=true`)).rawPayload;
+    expect(Buffer.concat(chunks)).toEqual(direct);
+    expect(result).toEqual({ rows: 5, bytes: direct.length });
+
+    chunks.length = 0;
+    const refused = await client.exports.download(999, { table: 'clicks' }, sink).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(PartnerkitError);
+    expect(refused).toMatchObject({ status: 404, code: 'not_found' });
+    expect(chunks).toEqual([]);
   });
 });
 
