@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Store } from '../src/store/db.js';
+import { DuckDBStore } from '../src/store/duckdb-store.js';
 import { copyTable } from '../src/store/exports.js';
 import { summarize, tempDir, type Summary } from './lib.js';
 import { NOW } from './report.js';
@@ -15,7 +15,7 @@ export type ExportFigures = { rows: number; export: Summary; rawCopy: Summary; e
  */
 export async function benchExports(dataDir: string, programId: number, runs = 3): Promise<ExportFigures> {
   const out = tempDir('export');
-  const store = await Store.open(join(dataDir, 'partnerkit.duckdb'));
+  const store = await DuckDBStore.open(join(dataDir, 'partnerkit.duckdb'));
   try {
     const exportPath = join(out.path, 'clicks.parquet');
     const rawPath = join(out.path, 'raw.parquet');

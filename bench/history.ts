@@ -1,4 +1,4 @@
-import { Store } from '../src/store/db.js';
+import { DuckDBStore } from '../src/store/duckdb-store.js';
 
 export type HistoryShape = { clicks: number; customers: number; sales: number; days: number; end: Date };
 
@@ -10,7 +10,7 @@ export type HistoryShape = { clicks: number; customers: number; sales: number; d
  * columns leaves it working (the new ones take their defaults).
  */
 export async function generateHistory(file: string, shape: HistoryShape): Promise<{ seconds: number; rows: number }> {
-  const store = await Store.open(file);
+  const store = await DuckDBStore.open(file);
   const connection = await store.bulkConnection();
   const started = performance.now();
   try {

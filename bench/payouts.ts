@@ -1,7 +1,7 @@
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve, summarize, tempDir, type Summary } from './lib.js';
-import { Store } from '../src/store/db.js';
+import { DuckDBStore } from '../src/store/duckdb-store.js';
 
 /** The instant the payouts are created at: every generated commission's hold is over by then. */
 const NOW = '2026-03-10T15:00:00.000Z';
@@ -14,7 +14,7 @@ export type PayoutFigures = { create: Summary; rawUpdate: Summary; payouts: numb
  * hold (stored pending, read approved under automatic approval): generated in SQL, in one transaction.
  */
 async function generateCommissions(file: string, { commissions, partners }: PayoutShape): Promise<void> {
-  const store = await Store.open(file);
+  const store = await DuckDBStore.open(file);
   const connection = await store.bulkConnection();
   try {
     const run = (sql: string, params: Array<number | bigint | string> = []) => connection.run(sql, params);
@@ -82,7 +82,7 @@ export async function benchPayouts(shape: PayoutShape = { commissions: 100_000, 
       }
 
       const raw = copyOf(file);
-      const store = await Store.open(join(raw.path, 'partnerkit.duckdb'));
+      const store = await DuckDBStore.open(join(raw.path, 'partnerkit.duckdb'));
       try {
         const started = performance.now();
         await store.transaction((sql) =>

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { buildApp, DEFAULT_EDGE } from '../src/app.js';
 import { systemClock } from '../src/clock.js';
 import { sha256 } from '../src/domain/secrets.js';
-import { Store } from '../src/store/db.js';
+import { DuckDBStore } from '../src/store/duckdb-store.js';
 import { clickRequests } from './clicks.js';
 import { load, tempDir } from './lib.js';
 import { provision, saleBody } from './sales.js';
@@ -28,7 +28,7 @@ export async function profileWrites(workload: 'sales' | 'webhooks' | 'clicks', s
   const dir = tempDir('profile');
   const timings = new Map<string, { count: number; ms: number }>();
   let recording = false;
-  const store = await Store.open(join(dir.path, 'partnerkit.duckdb'), {
+  const store = await DuckDBStore.open(join(dir.path, 'partnerkit.duckdb'), {
     observeWrites: (sql, ms) => {
       if (!recording) return;
       const key = sql.replace(/\s+/g, ' ').trim().slice(0, 60);

@@ -5,7 +5,7 @@ import { BIN, serve, summarize, tempDir, type Summary } from './lib.js';
 import { generateHistory } from './history.js';
 import type { PerformanceQuery } from '../src/api/index.js';
 import { reportWindow, requestedRange } from '../src/domain/performance.js';
-import { Store } from '../src/store/db.js';
+import { DuckDBStore } from '../src/store/duckdb-store.js';
 import { performance as performanceSql } from '../src/store/reports.js';
 
 /** The instant the benchmark's histories end at: reports are computed against a pinned clock. */
@@ -103,7 +103,7 @@ export async function benchReports(dataDir: string, programId: number, warmRuns 
 
   const copy = tempDir('raw-sql');
   copyFileSync(join(dataDir, 'partnerkit.duckdb'), join(copy.path, 'partnerkit.duckdb'));
-  const store = await Store.open(join(copy.path, 'partnerkit.duckdb'));
+  const store = await DuckDBStore.open(join(copy.path, 'partnerkit.duckdb'));
   const server = await serve(dataDir, [], { PARTNERKIT_NOW: NOW });
   const periods = {} as ReportFigures;
   try {

@@ -81,8 +81,8 @@ async function saleRuns(runs: number): Promise<{ results: LoadResult[]; recorded
 async function rawStoreRuns(runs: number): Promise<number[]> {
   const dir = tempDir('raw');
   try {
-    const { Store } = await import('../src/store/db.js');
-    const store = await Store.open(join(dir.path, 'partnerkit.duckdb'));
+    const { DuckDBStore } = await import('../src/store/duckdb-store.js');
+    const store = await DuckDBStore.open(join(dir.path, 'partnerkit.duckdb'));
     const rps: number[] = [];
     let id = 0;
     for (let run = 0; run < runs; run++) {

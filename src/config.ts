@@ -5,19 +5,23 @@ import { randomToken } from './domain/secrets.js';
 /** The files of a data dir (docs/behaviour.md §1.2, §2.1). */
 export type DataDir = {
   root: string;
+  /** The DuckDB file, used unless `databaseUrl` names a PostgreSQL database. */
   database: string;
+  /** --database-url, else PARTNERKIT_DATABASE_URL: the PostgreSQL database shared by every instance (docs/behaviour.md §17). */
+  databaseUrl?: string;
   /** The instance admin token, mode 0600, created with the data dir. */
   adminTokenFile: string;
   /** Written by `serve` while it holds the database, so other commands go through it. */
   discoveryFile: string;
 };
 
-/** --data-dir, else PARTNERKIT_DATA_DIR, else ./.partnerkit. */
-export function dataDir(flag?: string, env: NodeJS.ProcessEnv = process.env): DataDir {
+/** --data-dir, else PARTNERKIT_DATA_DIR, else ./.partnerkit; the database URL likewise. */
+export function dataDir(flag?: string, env: NodeJS.ProcessEnv = process.env, databaseUrl = env.PARTNERKIT_DATABASE_URL || undefined): DataDir {
   const root = resolve(flag ?? env.PARTNERKIT_DATA_DIR ?? '.partnerkit');
   return {
     root,
     database: join(root, 'partnerkit.duckdb'),
+    databaseUrl,
     adminTokenFile: join(root, 'admin-token'),
     discoveryFile: join(root, 'server.json'),
   };

@@ -4,12 +4,14 @@ import type { Clock } from './clock.js';
 import { DataDirLockedError, ensureDataDir, runningServer, type DataDir } from './config.js';
 import { sha256 } from './domain/secrets.js';
 import { isNdjson, readNdjson, responseBody, type Transport } from './sdk/transport.js';
-import { Store } from './store/db.js';
+import type { Store } from './store/db.js';
+import { openStore } from './store/open.js';
 
-/** Opens the data dir's database; a clear error when another process holds it. */
-export async function openStore(dir: DataDir): Promise<Store> {
+/** Opens the data dir's database (or the PostgreSQL one it names); a clear error when another process holds a DuckDB file. */
+export async function openDataDirStore(dir: DataDir): Promise<Store> {
+  if (dir.databaseUrl) return openStore({ postgres: dir.databaseUrl });
   try {
-    return await Store.open(dir.database);
+    return await openStore({ duckdb: dir.database });
   } catch (error) {
     if (/lock/i.test((error as Error).message)) {
       const server = runningServer(dir);
@@ -41,7 +43,7 @@ export type LocalDeps = { deps: AppDeps; adminToken: string };
  */
 export async function openLocalDeps(dir: DataDir, clock: Clock, options: LocalOptions = {}): Promise<LocalDeps> {
   const adminToken = ensureDataDir(dir);
-  const [store, { DEFAULT_EDGE, DEFAULT_RATE_LIMIT }] = await Promise.all([openStore(dir), import('./app.js')]);
+  const [store, { DEFAULT_EDGE, DEFAULT_RATE_LIMIT }] = await Promise.all([openDataDirStore(dir), import('./app.js')]);
   const deps: AppDeps = {
     store,
     clock,

@@ -6,13 +6,16 @@ import { fetchTransport } from '../sdk/transport.js';
 import { describeFailure, errorDocument, USAGE_EXIT } from './errors.js';
 import { httpFetch } from './http-fetch.js';
 
+/** Where a command finds the data: the data dir, and a PostgreSQL database when one is named. */
+export type LocationFlags = { 'data-dir'?: string; 'database-url'?: string };
+
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof PartnerkitCommand)['baseFlags'] & T['flags']>;
 
 /** A dashboard session token, for the commands a workspace member may run (reports, commission review, payouts). */
 export const sessionTokenFlag = Flags.string({ description: 'dashboard session token (default: the instance admin token)', env: 'PARTNERKIT_SESSION_TOKEN' });
 
 /**
- * Every partnerkit command: --json, --data-dir, --url. Commands talk to the HTTP API through the
+ * Every partnerkit command: --json, --data-dir, --url, --database-url. Commands talk to the HTTP API through the
  * SDK client: over the network to --url / PARTNERKIT_URL or to the server that holds the data
  * dir, else in-process through inject() on an app built over the data dir. One code path either way.
  */
@@ -22,15 +25,24 @@ export abstract class PartnerkitCommand extends Command {
   static override baseFlags = {
     'data-dir': Flags.string({ description: 'data directory (default ./.partnerkit)', env: 'PARTNERKIT_DATA_DIR', helpGroup: 'GLOBAL' }),
     url: Flags.string({ description: 'a running partnerkit server (default: the one holding the data dir, if any)', env: 'PARTNERKIT_URL', helpGroup: 'GLOBAL' }),
+    'database-url': Flags.string({
+      description: 'a PostgreSQL database (postgres://…) instead of the data dir\'s DuckDB file',
+      env: 'PARTNERKIT_DATABASE_URL',
+      helpGroup: 'GLOBAL',
+    }),
   };
 
-  protected dataDir(flags: { 'data-dir'?: string }): DataDir {
-    return dataDir(flags['data-dir']);
+  protected dataDir(flags: LocationFlags): DataDir {
+    return dataDir(flags['data-dir'], process.env, flags['database-url']);
   }
 
-  /** The server the command talks to over HTTP (--url, PARTNERKIT_URL, or the one holding the data dir); undefined in-process. */
-  protected serverUrl(flags: { 'data-dir'?: string; url?: string }): string | undefined {
-    return flags.url ?? runningServer(this.dataDir(flags))?.url;
+  /**
+   * The server the command talks to over HTTP (--url, PARTNERKIT_URL, or the one holding the data
+   * dir's DuckDB file); undefined in-process, as always with PostgreSQL, which many processes share.
+   */
+  protected serverUrl(flags: LocationFlags & { url?: string }): string | undefined {
+    const dir = this.dataDir(flags);
+    return flags.url ?? (dir.databaseUrl ? undefined : runningServer(dir)?.url);
   }
 
   /**
@@ -38,7 +50,7 @@ export abstract class PartnerkitCommand extends Command {
    * (or PARTNERKIT_ADMIN_TOKEN for a remote server).
    */
   protected async withClient<T>(
-    flags: { 'data-dir'?: string; url?: string },
+    flags: LocationFlags & { url?: string },
     credentials: { apiKey?: string; token?: string },
     fn: (client: PartnerkitClient) => Promise<T>,
   ): Promise<T> {

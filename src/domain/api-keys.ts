@@ -1,16 +1,18 @@
 import { findApiKeyByHash, type ApiKeyRow } from '../store/api-keys.js';
 import type { Store } from '../store/db.js';
-import { ForgetfulCache, perStore } from './store-cache.js';
+import { cacheLifetime, ForgetfulCache, perStore } from './store-cache.js';
 
 /** Unknown tokens remembered at most (the oldest make room): a flood of random keys cannot grow memory. */
 export const MAX_UNKNOWN_TOKENS = 10_000;
 
-// Keys are read on every tracking request. This process alone writes the database, so a cache of
+// Keys are read on every tracking request. When this process alone writes the database, a cache of
 // the keys it has seen stays true as long as retiring a key forgets it (changingApiKey), and a
 // cache of the tokens it found unknown as long as creating a key forgets them (creatingApiKeys).
-const cachesOf = perStore(() => ({
-  known: new ForgetfulCache<string, ApiKeyRow>(),
-  unknown: new ForgetfulCache<string, true>(MAX_UNKNOWN_TOKENS),
+// On a shared database entries also expire, so a key retired through another instance is refused
+// here within a second (docs/architecture.md §18.4).
+const cachesOf = perStore((store) => ({
+  known: new ForgetfulCache<string, ApiKeyRow>(Infinity, cacheLifetime(store)),
+  unknown: new ForgetfulCache<string, true>(MAX_UNKNOWN_TOKENS, cacheLifetime(store)),
 }));
 
 /**

@@ -1,14 +1,14 @@
 import { AppError } from '../errors.js';
 import type { Sql, Store } from '../store/db.js';
 import { findPrograms, listProductRules, type CommissionRule, type ProgramRow } from '../store/programs.js';
-import { ForgetfulCache, perStore } from './store-cache.js';
+import { cacheLifetime, ForgetfulCache, perStore } from './store-cache.js';
 
 export type CachedProgram = { program: ProgramRow; rules: Map<string, CommissionRule> };
 
 // Programs and their product rules are read by every sale batch and webhook delivery and change
-// only through this process (rule add, webhook secret), which runs those changes through
-// changingProgram so the cache forgets them.
-const cacheOf = perStore(() => new ForgetfulCache<number, CachedProgram>());
+// through changingProgram (rule add, webhook secret), so the cache forgets them; on a shared
+// database entries also expire, for the changes other instances make (docs/architecture.md §18.4).
+const cacheOf = perStore((store) => new ForgetfulCache<number, CachedProgram>(Infinity, cacheLifetime(store)));
 
 export function programNotFound(id: number): AppError {
   return new AppError('not_found', `Program ${id} not found`);

@@ -89,7 +89,7 @@ export async function recordRefunds(deps: Deps, sql: Sql, batch: PendingRefund[]
   const recorded = await refunds.findRefunds(sql, batch.map(refundKeyOf));
   const saleIds = await locateSales(sql, batch);
   const states = await loadSales(sql, batch, saleIds, now);
-  const nextId = await deps.store.idAllocator(sql, ['refunds', 'commissions']);
+  const nextId = await deps.store.idAllocator(sql, { refunds: batch.length, commissions: batch.length });
   const rows: RefundRow[] = [];
   const clawbacks: CommissionRow[] = [];
   const changed = new Map<number, CommissionChange>();

@@ -139,7 +139,8 @@ export async function recordSales(deps: Deps, sql: Sql, batch: PendingSale[], { 
   const seen = lookUpLedger ? await sales.findTransactions(sql, keys.filter((key) => key !== undefined)) : new Map<string, number | null>();
   const context = await loadContext(deps.store, sql, batch, seen);
   const writes: BatchWrites = { transactions: [], saleEvents: [], commissions: [], testSales: [], converted: new Set() };
-  const nextId = await deps.store.idAllocator(sql, ['sale_events', 'commissions', 'test_sale_events']);
+  const tests = batch.filter((sale) => sale.mode === 'test').length;
+  const nextId = await deps.store.idAllocator(sql, { sale_events: batch.length - tests, commissions: batch.length - tests, test_sale_events: tests });
   const outcomes = batch.map((sale) => decide(sale, context, writes, nextId, now));
   if (!lookUpLedger) await answerDuplicates(sql, keys, outcomes);
   await sales.insertTransactions(sql, writes.transactions);

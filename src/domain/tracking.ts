@@ -74,7 +74,7 @@ async function recordClicks(deps: ClickDeps, sql: Sql, clicks: PendingClick[], r
     return { click, enrollment, visit: hash === null ? null : { enrollmentId: enrollment.id, hash } };
   });
   await unique.load(sql, decided.flatMap((d) => d?.visit ?? []));
-  const nextId = await store.idAllocator(sql, ['clicks']);
+  const nextId = await store.idAllocator(sql, { clicks: decided.length });
   const now = clock.now();
   const rows: ClickRow[] = [];
   const outcomes = decided.map((d): ClickOutcome => {
@@ -145,7 +145,7 @@ async function recordLeads({ store, clock }: Deps, sql: Sql, leads: PendingLead[
   const clicks = new Map(
     (await tracking.findClicks(sql, leads.flatMap(({ input }) => clickRowId(input.click_id) ?? []))).map((c) => [c.click_id, c]),
   );
-  const nextId = await store.idAllocator(sql, ['customers']);
+  const nextId = await store.idAllocator(sql, { customers: leads.length });
   const now = clock.now();
   const rows: CustomerRow[] = [];
   const outcomes = leads.map(({ programId, input }): LeadOutcome => {

@@ -84,8 +84,10 @@ export class UniqueClicks {
     }
     const windowStart = clicks.dedupMinutes > 0 ? clock.now().getTime() - clicks.dedupMinutes * 60_000 : null;
     if (windowStart !== null && memory.coverage === undefined) {
-      const fromId = await store.nextId(sql, 'clicks', 0);
-      memory.coverage = { fromId, latestBefore: (await latestVisitorClickAt(sql))?.getTime() ?? -Infinity };
+      memory.coverage = store.shared
+        ? // Other instances store clicks too: memory covers nothing, every visit it does not hold is looked up.
+          { fromId: Number.MAX_SAFE_INTEGER, latestBefore: Infinity }
+        : { fromId: await store.nextId(sql, 'clicks', 0), latestBefore: (await latestVisitorClickAt(sql))?.getTime() ?? -Infinity };
     }
     const check = new UniqueClicks(memory, salt, windowStart);
     run.afterCommit(() => check.remember());

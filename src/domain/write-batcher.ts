@@ -80,10 +80,11 @@ export class WriteBatcher<I, R, D extends Deps = Deps> {
 
   /** One transaction recording the items `take` gives when it starts; its afterCommit effects run once it committed. */
   private async attempt(deps: D, afterFailure: boolean, take: () => I[]): Promise<R[]> {
-    const effects: Array<() => void> = [];
-    const outcomes = await deps.store.transaction((sql) =>
-      this.record(deps, sql, take(), { afterFailure, afterCommit: (effect) => effects.push(effect) }),
-    );
+    let effects: Array<() => void> = [];
+    const outcomes = await deps.store.transaction((sql) => {
+      effects = []; // a transaction run again (docs/architecture.md §18.1) keeps only its last run's effects
+      return this.record(deps, sql, take(), { afterFailure, afterCommit: (effect) => effects.push(effect) });
+    });
     for (const effect of effects) effect();
     return outcomes;
   }

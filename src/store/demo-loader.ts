@@ -1,6 +1,6 @@
 import type { DuckDBAppender, DuckDBConnection, DuckDBType, DuckDBVector, DuckDBValue } from '@duckdb/node-api';
 import { epochDay } from '../days.js';
-import type { Store } from './db.js';
+import type { DuckDBStore } from './duckdb-store.js';
 import { duckdb } from './duckdb.js';
 
 /** A column's values: numbers for BIGINT/INTEGER, epoch milliseconds or Date for TIMESTAMP and DATE (its UTC day). */
@@ -57,7 +57,7 @@ export class BulkLoad {
   private constructor(private readonly connection: DuckDBConnection) {}
 
   /** Runs `fn` inside one bulk transaction; commits when it resolves, rolls back when it throws. */
-  static async run<T>(store: Store, fn: (load: BulkLoad) => Promise<T>): Promise<T> {
+  static async run<T>(store: DuckDBStore, fn: (load: BulkLoad) => Promise<T>): Promise<T> {
     const connection = await store.bulkConnection();
     const load = new BulkLoad(connection);
     try {

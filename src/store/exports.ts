@@ -109,5 +109,6 @@ export function exportSelect(table: ExportTable, filter: ExportFilter): { select
 /** Writes a table's rows under the filter to `path` in `format`; answers the number of rows. */
 export function copyTable(store: Store, table: ExportTable, filter: ExportFilter, format: DataFormat, path: string, onProgress?: (fraction: number) => void): Promise<number> {
   const { select, params } = exportSelect(table, filter);
+  if (store.engine === 'postgres') throw new Error('exports from PostgreSQL are not built yet');
   return store.copyTo(select, params, path, COPY_OPTIONS[format], onProgress);
 }

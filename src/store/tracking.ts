@@ -1,5 +1,4 @@
-import type { DuckDBValue } from '@duckdb/node-api';
-import { dayValue, list, type Columns, type Sql } from './db.js';
+import { dayValue, list, type Columns, type Params, type Sql } from './db.js';
 import { programKey } from './program-key.js';
 
 export type ClickRow = {
@@ -108,7 +107,7 @@ export const matched = (match: string, from = 'customers cu') =>
  * The first row of each (program_id, match) in the query's order: one round trip for a batch.
  * (Ordered rows and a first-per-key pass here: a window function (QUALIFY) cost 4× the scan.)
  */
-export async function firstMatches(sql: Sql, query: string, params: DuckDBValue[]): Promise<Matches> {
+export async function firstMatches(sql: Sql, query: string, params: Params): Promise<Matches> {
   const found: Matches = new Map();
   for (const { match, ...customer } of await sql.all<AttributableCustomer & { match: string | number }>(query, params)) {
     const key = programKey(customer.program_id, match);

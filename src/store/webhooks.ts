@@ -1,5 +1,4 @@
-import type { DuckDBValue } from '@duckdb/node-api';
-import { list, type Columns, type Sql } from './db.js';
+import { list, type Columns, type Params, type Sql } from './db.js';
 import { programKey } from './program-key.js';
 import { firstMatches, matched, type Matches, noMatches } from './tracking.js';
 
@@ -106,7 +105,7 @@ export function recentWebhookEvents(sql: Sql, programId: number, limit: number):
 export type Match = { programId: number; value: string };
 
 /** `program_id = ANY($1) AND <column> = ANY($2)`: the batch's programs and values (pairs across them are never looked up). */
-function programsAndValues(pairs: Match[]): DuckDBValue[] {
+function programsAndValues(pairs: Match[]): Params {
   return [list([...new Set(pairs.map((p) => p.programId))]), list([...new Set(pairs.map((p) => p.value))])];
 }
 

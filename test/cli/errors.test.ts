@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { Store } from '../../src/store/db.js';
+import { DuckDBStore } from '../../src/store/duckdb-store.js';
 import { cliEnv, runCli, tempDataDir } from '../helpers/cli.js';
 
 // Runs against dist/: `npm run build` first.
@@ -42,7 +42,7 @@ describe('failures with --json: exactly one error document on stdout', () => {
 
   test('a data dir another process holds: data_dir_locked, exit 2', async () => {
     const dataDir = tempDataDir();
-    const store = await Store.open(join(dataDir, 'partnerkit.duckdb'));
+    const store = await DuckDBStore.open(join(dataDir, 'partnerkit.duckdb'));
     try {
       const result = await runCli(['program', 'list', '--json'], cliEnv(dataDir));
       expect(result.code).toBe(2);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { Store } from '../../src/store/db.js';
+import { DuckDBStore } from '../../src/store/duckdb-store.js';
 import { cliEnv, runCli, tempDataDir } from '../helpers/cli.js';
 
 // Runs against dist/: `npm run build` first.
@@ -28,7 +28,7 @@ type Events = {
 
 async function readEvents(dataDir: string): Promise<Events> {
   const day = (column: string) => `strftime(${column}, '%Y-%m-%d')`;
-  const store = await Store.open(join(dataDir, 'partnerkit.duckdb'));
+  const store = await DuckDBStore.open(join(dataDir, 'partnerkit.duckdb'));
   try {
     return await store.read(async (sql) => ({
       clicks: (await sql.all<{ day: string }>(`SELECT ${day('created_at')} AS day FROM clicks WHERE program_id = 1 AND NOT is_test ORDER BY id`)).map((r) => r.day),

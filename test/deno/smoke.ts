@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import { buildApp, DEFAULT_EDGE } from '../../dist/src/app.js';
 import { fixedClock } from '../../dist/src/clock.js';
 import { sha256 } from '../../dist/src/domain/secrets.js';
-import { Store } from '../../dist/src/store/db.js';
+import { DuckDBStore } from '../../dist/src/store/duckdb-store.js';
 
 const adminToken = 'pka_deno_smoke';
-const store = await Store.open(':memory:');
+const store = await DuckDBStore.open(':memory:');
 const app = await buildApp({
   store,
   clock: fixedClock('2026-03-01T12:00:00Z'),

@@ -3,7 +3,8 @@ import { onTestFinished, vi } from 'vitest';
 import { buildApp, DEFAULT_EDGE, type AppDeps } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { sha256 } from '../../src/domain/secrets.js';
-import { Store } from '../../src/store/db.js';
+import type { Store } from '../../src/store/db.js';
+import { openTestStore } from './engine.js';
 import { factories, type Factories, type Fields, type ProgramFixture } from './factories.js';
 
 export type { ProgramFixture } from './factories.js';
@@ -71,10 +72,10 @@ export type TestAppOptions = {
   pages?: string;
 };
 
-/** An app over a fresh in-memory DuckDB with a movable clock, closed when the test that built it finishes. */
+/** An app over a fresh store of the test engine (in-memory DuckDB, or a PostgreSQL schema) with a movable clock, closed when the test that built it finishes. */
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const clock = testClock(options.now ?? T0);
-  const store = await Store.open(options.path ?? ':memory:', { observeWrites: options.observeWrites });
+  const store = await openTestStore({ path: options.path, observeWrites: options.observeWrites });
   // Finished hooks run last-registered first: the app closes before its store.
   onTestFinished(() => store.close());
   const unlimited = { max: 100_000, windowSeconds: 1 };

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { onTestFinished } from 'vitest';
+import { engineEnv } from './engine.js';
 
 /** The built CLI (npm test builds first). */
 export const BIN = resolve(import.meta.dirname, '../../bin/run.js');
@@ -18,7 +19,7 @@ export function tempDataDir(): string {
 }
 
 export function cliEnv(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, PARTNERKIT_DATA_DIR: dataDir, NO_COLOR: '1', ...extra };
+  const env: NodeJS.ProcessEnv = { ...process.env, PARTNERKIT_DATA_DIR: dataDir, NO_COLOR: '1', ...engineEnv(dataDir), ...extra };
   delete env.PARTNERKIT_URL;
   return env;
 }

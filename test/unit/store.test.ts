@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { AppError } from '../../src/errors.js';
-import { Store, type Columns } from '../../src/store/db.js';
+import type { Columns } from '../../src/store/db.js';
+import { DuckDBStore } from '../../src/store/duckdb-store.js';
 import { migrations } from '../../src/store/migrations/index.js';
 
 /** A database file in a fresh directory, removed when the test finishes. */
@@ -15,7 +16,7 @@ function tempFile() {
 
 /** A store closed when the test finishes, also when it fails before its own close (a second close does nothing). */
 async function openStore(path: string, options?: Parameters<typeof Store.open>[1]): Promise<Store> {
-  const store = await Store.open(path, options);
+  const store = await DuckDBStore.open(path, options);
   onTestFinished(() => store.close());
   return store;
 }
@@ -104,7 +105,7 @@ describe('migrations', () => {
     const file = tempFile();
     await (await openStore(file)).close();
     const broken = { version: 99, name: 'broken', sql: 'ALTER TABLE nope ADD COLUMN x INT' };
-    await expect(Store.open(file, { migrations: [...migrations, broken] })).rejects.toThrow(/migration 99 \(broken\) failed/);
+    await expect(DuckDBStore.open(file, { migrations: [...migrations, broken] })).rejects.toThrow(/migration 99 \(broken\) failed/);
     const store = await openStore(file);
     expect((await store.read((sql) => sql.one<{ v: number }>('SELECT max(version) AS v FROM schema_migrations')))!.v).toBe(migrations.at(-1)!.version);
     await store.close();

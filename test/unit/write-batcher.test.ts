@@ -2,14 +2,15 @@ import { describe, expect, onTestFinished, test, vi } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import type { Deps } from '../../src/domain/deps.js';
 import { WriteBatcher, type BatchRun } from '../../src/domain/write-batcher.js';
-import { Store, type Sql } from '../../src/store/db.js';
+import type { Sql } from '../../src/store/db.js';
+import { DuckDBStore } from '../../src/store/duckdb-store.js';
 
 /** Items are keys inserted into t (primary key); 'refuse' is answered as a refusal without writing. */
 type Outcome = { kind: 'stored'; key: string } | { kind: 'refused'; key: string };
 
 async function setup(options: { failFirstRuns?: number } = {}) {
   const statements: string[] = [];
-  const store = await Store.open(':memory:', { observeWrites: (sql) => statements.push(sql) });
+  const store = await DuckDBStore.open(':memory:', { observeWrites: (sql) => statements.push(sql) });
   onTestFinished(() => store.close());
   await store.transaction((sql) => sql.run('CREATE TABLE t (k VARCHAR PRIMARY KEY)'));
   const deps: Deps = { store, clock: systemClock };

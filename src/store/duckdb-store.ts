@@ -1,0 +1,373 @@
+import type {
+  DuckDBAppender,
+  DuckDBConnection,
+  DuckDBDateValue,
+  DuckDBInstance,
+  DuckDBMaterializedResult,
+  DuckDBPreparedStatement,
+  DuckDBType,
+  DuckDBValue,
+} from '@duckdb/node-api';
+import { epochDay } from '../days.js';
+import { DayParam, ListParam, type Columns, type ColumnType, type IdAllocator, type Param, type Params, type Row, type Sql, type StatementObserver, type StoreEngine } from './db.js';
+import { duckdb } from './duckdb.js';
+import { migrations as defaultMigrations, type Migration } from './migrations/index.js';
+
+function toDuckDB(value: Param): DuckDBValue {
+  if (value instanceof Date) return duckdb.timestampValue(BigInt(value.getTime()) * 1000n);
+  if (value instanceof ListParam) return duckdb.listValue(value.values.map(toDuckDB));
+  if (value instanceof DayParam) return dateValue(value.at);
+  return value;
+}
+
+function bind(params: Params): DuckDBValue[] | undefined {
+  if (params.length === 0) return undefined; // lets a parameterless call carry several statements
+  return params.map(toDuckDB);
+}
+
+const dateValue = (at: Date): DuckDBDateValue => duckdb.dateValue(epochDay(at.getTime()));
+
+/**
+ * BIGINT comes back as bigint; every value the service stores fits a double, so it becomes a number
+ * here, once. A HUGEINT stays a bigint: it is what sums of money are computed in, and a sum of
+ * stored amounts can pass 2^53 (docs/architecture.md §3.8).
+ */
+function toJs(value: unknown, type: DuckDBType): unknown {
+  if (typeof value === 'bigint' && type.typeId !== duckdb.DuckDBTypeId.HUGEINT) return Number(value);
+  return value;
+}
+
+function appendValue(appender: DuckDBAppender, type: ColumnType, value: unknown): void {
+  if (value === null || value === undefined) return appender.appendNull();
+  switch (type) {
+    case 'BIGINT':
+      return appender.appendBigInt(BigInt(value as number));
+    case 'VARCHAR':
+      return appender.appendVarchar(value as string);
+    case 'BOOLEAN':
+      return appender.appendBoolean(value as boolean);
+    case 'TIMESTAMP':
+      return appender.appendTimestamp(duckdb.timestampValue(BigInt((value as Date).getTime()) * 1000n));
+    case 'DATE':
+      return appender.appendDate(dateValue(value as Date));
+  }
+}
+
+/** Prepared statements kept per connection: the service's SQL is a fixed set of texts. */
+const MAX_PREPARED = 256;
+
+class ConnectionSql implements Sql {
+  private readonly prepared = new Map<string, DuckDBPreparedStatement>();
+  private readonly checkedTables = new Set<string>();
+  constructor(
+    readonly connection: DuckDBConnection,
+    private readonly observe?: StatementObserver,
+  ) {}
+
+  /**
+   * Runs a statement; with parameters through a cached prepared statement, which saves the parse,
+   * plan and two native round trips that each call would otherwise pay (DuckDB re-binds a cached
+   * statement by itself when the schema has changed since). The result comes back materialized in
+   * that one native call; its chunks are then read synchronously.
+   */
+  private async execute(sql: string, params: Params): Promise<DuckDBMaterializedResult> {
+    if (!this.observe) return this.executeNow(sql, params);
+    const started = performance.now();
+    try {
+      return await this.executeNow(sql, params);
+    } finally {
+      this.observe(sql, performance.now() - started);
+    }
+  }
+
+  private async executeNow(sql: string, params: Params): Promise<DuckDBMaterializedResult> {
+    const values = bind(params);
+    if (values === undefined) return this.connection.run(sql);
+    let statement = this.prepared.get(sql);
+    if (!statement) {
+      if (this.prepared.size >= MAX_PREPARED) this.closeStatements();
+      statement = await this.connection.prepare(sql);
+      this.prepared.set(sql, statement);
+    }
+    statement.bind(values);
+    return statement.run();
+  }
+
+  closeStatements(): void {
+    for (const statement of this.prepared.values()) statement.destroySync();
+    this.prepared.clear();
+  }
+
+  close(): void {
+    this.closeStatements();
+    this.connection.closeSync();
+  }
+
+  /**
+   * Appends rows through DuckDB's appender: synchronous native calls, no statement to plan and no
+   * list parameters to build, several times cheaper than an INSERT of the same rows (bench profile).
+   * Inside a transaction the rows are part of it and constraints are checked at the flush; a
+   * violation throws and leaves the transaction to be rolled back, as a failed INSERT does.
+   */
+  async append<R extends object>(table: string, columns: Columns<R>, rows: readonly R[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.checkColumns(table, columns);
+    const started = performance.now();
+    const appender = await this.connection.createAppender(table);
+    try {
+      for (const row of rows) {
+        for (const [name, type] of columns) appendValue(appender, type, row[name]);
+        appender.endRow();
+      }
+      appender.flushSync();
+    } catch (error) {
+      appender.clear();
+      throw error;
+    } finally {
+      appender.closeSync();
+      this.observe?.(`APPEND ${table}`, performance.now() - started);
+    }
+  }
+
+  /** The appender fills columns by position: the declared list must be the table's, in order (checked once). */
+  private async checkColumns<R>(table: string, columns: Columns<R>): Promise<void> {
+    if (this.checkedTables.has(table)) return;
+    const actual = await this.all<{ name: string; type: string }>(
+      'SELECT column_name AS name, data_type AS type FROM duckdb_columns() WHERE table_name = $1 ORDER BY column_index',
+      [table],
+    );
+    const declared = columns.map(([name, type]) => `${name} ${type}`).join(', ');
+    const stored = actual.map((c) => `${c.name} ${c.type}`).join(', ');
+    if (declared !== stored) throw new Error(`append to ${table}: columns (${declared}) are not the table's (${stored})`);
+    this.checkedTables.add(table);
+  }
+
+  async all<T = Row>(sql: string, params: Params = []): Promise<T[]> {
+    const result = await this.execute(sql, params);
+    const names = result.deduplicatedColumnNames();
+    const rows: Row[] = [];
+    for (let c = 0; c < result.chunkCount; c++) {
+      const chunk = result.getChunk(c);
+      for (let r = 0; r < chunk.rowCount; r++) {
+        const row: Row = {};
+        chunk.visitRowValues(r, (value, _, column, type) => {
+          row[names[column]] = toJs(duckdb.JSDuckDBValueConverter(value, type, duckdb.JSDuckDBValueConverter), type);
+        });
+        rows.push(row);
+      }
+    }
+    return rows as T[];
+  }
+
+  async one<T = Row>(sql: string, params: Params = []): Promise<T | undefined> {
+    return (await this.all<T>(sql, params))[0];
+  }
+
+  async run(sql: string, params: Params = []): Promise<void> {
+    await this.execute(sql, params);
+  }
+}
+
+type Transaction = {
+  fn: (sql: Sql) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+};
+
+export type StoreOptions = {
+  /** Reader connections; each serves one request at a time (docs/architecture.md §6). */
+  readers?: number;
+  threads?: number;
+  migrations?: readonly Migration[];
+  /** Sees every statement of the writer connection. */
+  observeWrites?: StatementObserver;
+};
+
+/**
+ * The one DuckDB instance of this process (the embedded engine). Reads go to a small pool of connections; every write
+ * runs in a transaction on the one writer connection, one transaction at a time in the order
+ * asked, and resolves only after its COMMIT returned (the WAL is then on disk). A transaction whose
+ * function throws is rolled back and rejects with that error; the store knows nothing of what the
+ * error means. Grouping many requests into one transaction is the WriteBatcher's job
+ * (src/domain/write-batcher.ts).
+ */
+export class DuckDBStore implements StoreEngine {
+  readonly engine = 'duckdb';
+  readonly shared = false;
+  private readonly queue: Transaction[] = [];
+  private draining = false;
+  private closed = false;
+  private readonly idle: ConnectionSql[];
+  private readonly waiting: Array<(sql: ConnectionSql) => void> = [];
+  private readonly nextIds = new Map<string, number>();
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly writer: ConnectionSql,
+    readers: ConnectionSql[],
+  ) {
+    this.idle = readers;
+  }
+
+  static async open(path: string, options: StoreOptions = {}): Promise<DuckDBStore> {
+    const instance = await duckdb.DuckDBInstance.create(path, { threads: String(options.threads ?? 2) });
+    try {
+      const writer = new ConnectionSql(await instance.connect(), options.observeWrites);
+      await migrate(writer, options.migrations ?? defaultMigrations);
+      const readers: ConnectionSql[] = [];
+      for (let i = 0; i < (options.readers ?? 4); i++) readers.push(new ConnectionSql(await instance.connect()));
+      return new DuckDBStore(instance, writer, readers);
+    } catch (error) {
+      instance.closeSync();
+      throw error;
+    }
+  }
+
+  /** Runs read-only SQL on a pooled connection. */
+  async read<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    const sql = this.idle.pop() ?? (await new Promise<ConnectionSql>((resolve) => this.waiting.push(resolve)));
+    try {
+      return await fn(sql);
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next(sql);
+      else this.idle.push(sql);
+    }
+  }
+
+  /** Runs `fn` in a transaction of the writer connection; resolves after its COMMIT, rolls back if it throws. */
+  transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      void this.drain();
+    });
+  }
+
+  /**
+   * The next id for a table. Ids are allocated by this process, which alone holds the file, so the
+   * large event tables need no primary-key index (docs/architecture.md §3.5).
+   */
+  async nextId(sql: Sql, table: string, count = 1): Promise<number> {
+    let next = this.nextIds.get(table);
+    if (next === undefined) {
+      const row = await sql.one<{ max_id: number | null }>(`SELECT max(id) AS max_id FROM ${table}`);
+      next = (row?.max_id ?? 0) + 1;
+    }
+    this.nextIds.set(table, next + count);
+    return next;
+  }
+
+  /**
+   * Primes the counters of some tables, then hands out the first of `count` consecutive ids of a
+   * table synchronously, inside the transaction that primed them or after it: only this process
+   * allocates ids, so nothing needs reserving and `needs` only names the tables.
+   */
+  async idAllocator(sql: Sql, needs: Readonly<Record<string, number>>): Promise<IdAllocator> {
+    for (const table of Object.keys(needs)) await this.nextId(sql, table, 0);
+    return (table, count = 1) => {
+      const next = this.nextIds.get(table)!;
+      this.nextIds.set(table, next + count);
+      return next;
+    };
+  }
+
+  /** A connection of its own for bulk loads (the appender); the caller closes it. */
+  async bulkConnection(): Promise<DuckDBConnection> {
+    this.assertOpen();
+    return this.instance.connect();
+  }
+
+  /**
+   * Writes the rows of `select` to the file at `path` with DuckDB's COPY, on a connection of its
+   * own so that a long export holds none of the readers; answers the number of rows. Instants are
+   * written in UTC whatever the machine's time zone. `onProgress` receives the fraction done, about
+   * every 100 ms, while the statement runs (docs/architecture.md §17).
+   */
+  async copyTo(select: string, params: Params, path: string, options: string, onProgress?: (fraction: number) => void): Promise<number> {
+    this.assertOpen();
+    const connection = await this.instance.connect();
+    const poll = onProgress && setInterval(() => connection.progress.percentage >= 0 && onProgress(connection.progress.percentage / 100), 100);
+    try {
+      await connection.run("SET TimeZone = 'UTC'");
+      if (onProgress) await connection.run('SET enable_progress_bar = true; SET enable_progress_bar_print = false');
+      const result = await connection.run(`COPY (${select}) TO '${path.replaceAll("'", "''")}' (${options})`, bind(params));
+      const [[rows]] = await result.getRows();
+      return Number(rows);
+    } finally {
+      if (poll) clearInterval(poll);
+      connection.closeSync();
+    }
+  }
+
+  /** Waits for queued transactions, then checkpoints and closes the instance. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    while (this.draining || this.queue.length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    this.closed = true;
+    try {
+      await this.writer.run('CHECKPOINT');
+    } finally {
+      for (const reader of this.idle) reader.close();
+      this.writer.close();
+      this.instance.closeSync();
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('store is closed');
+  }
+
+  private async drain(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      for (let next = this.queue.shift(); next; next = this.queue.shift()) await this.run(next);
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private async run({ fn, resolve, reject }: Transaction): Promise<void> {
+    try {
+      await this.writer.run('BEGIN TRANSACTION');
+      const value = await fn(this.writer);
+      await this.writer.run('COMMIT');
+      resolve(value);
+    } catch (error) {
+      await this.rollback();
+      reject(error);
+    }
+  }
+
+  private async rollback(): Promise<void> {
+    try {
+      await this.writer.connection.run('ROLLBACK');
+    } catch {
+      // No transaction was open (BEGIN itself failed, or COMMIT already ended it).
+    }
+  }
+}
+
+async function migrate(sql: ConnectionSql, migrations: readonly Migration[]): Promise<void> {
+  await sql.run(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)',
+  );
+  const row = await sql.one<{ version: number | null }>('SELECT max(version) AS version FROM schema_migrations');
+  const current = row?.version ?? 0;
+  const pending = migrations.filter((m) => m.version > current);
+  for (const migration of pending) {
+    await sql.run('BEGIN TRANSACTION');
+    try {
+      await sql.run(migration.sql);
+      await sql.run('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+      await sql.run('COMMIT');
+    } catch (error) {
+      await sql.connection.run('ROLLBACK');
+      throw new Error(`migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`);
+    }
+  }
+  // DDL should not live only in the WAL (docs/architecture.md §6).
+  if (pending.length > 0) await sql.run('CHECKPOINT');
+}

@@ -1,0 +1,159 @@
+import type { Migration } from './index.js';
+
+/*
+ * The PostgreSQL schema (docs/architecture.md §18.2). Its first migration is the DuckDB schema as
+ * DuckDB's migrations 1–11 left it, column for column and in the same order (appends name their
+ * columns, SQL is shared), plus what PostgreSQL needs where DuckDB scans by zone maps: primary keys
+ * on the event tables and the indexes the service's lookups use. `hugeint` is a domain over
+ * numeric(38,0), so sums of money are cast alike on both engines. `id_counters` hands out ids
+ * to every instance (PostgresStore.nextId).
+ */
+const schema: Migration = {
+  version: 1,
+  name: 'schema',
+  sql: `
+CREATE DOMAIN hugeint AS numeric(38, 0);
+
+CREATE TABLE id_counters (name VARCHAR PRIMARY KEY, next BIGINT NOT NULL);
+INSERT INTO id_counters (name, next)
+SELECT unnest(ARRAY['programs', 'api_keys', 'partners', 'partner_programs', 'clicks', 'customers', 'sale_events', 'test_sale_events',
+  'commissions', 'users', 'refunds', 'payouts', 'payout_batches']), 1;
+
+CREATE TABLE settings (name VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
+
+CREATE TABLE programs (
+  id BIGINT PRIMARY KEY, name VARCHAR NOT NULL,
+  commission_type VARCHAR NOT NULL CHECK (commission_type IN ('percent', 'flat')), commission_value BIGINT NOT NULL,
+  attribution_window_days INTEGER NOT NULL, hold_days INTEGER NOT NULL, recurring_months INTEGER, webhook_secret VARCHAR NOT NULL,
+  created_at TIMESTAMP NOT NULL, approval VARCHAR DEFAULT 'auto', min_payout_cents BIGINT DEFAULT 0, landing_url VARCHAR
+);
+
+CREATE TABLE product_rules (
+  program_id BIGINT, product_id VARCHAR, commission_type VARCHAR NOT NULL CHECK (commission_type IN ('percent', 'flat')),
+  commission_value BIGINT NOT NULL, created_at TIMESTAMP NOT NULL, PRIMARY KEY (program_id, product_id)
+);
+
+CREATE TABLE api_keys (
+  id BIGINT PRIMARY KEY, program_id BIGINT NOT NULL, mode VARCHAR NOT NULL CHECK (mode IN ('live', 'test')),
+  key_hash VARCHAR NOT NULL UNIQUE, prefix VARCHAR NOT NULL, status VARCHAR NOT NULL CHECK (status IN ('active', 'retired')),
+  created_at TIMESTAMP NOT NULL, retired_at TIMESTAMP
+);
+CREATE INDEX api_keys_program ON api_keys (program_id);
+
+CREATE TABLE partners (
+  id BIGINT PRIMARY KEY, name VARCHAR NOT NULL, email VARCHAR NOT NULL UNIQUE, created_at TIMESTAMP NOT NULL,
+  payout_method VARCHAR, payout_email VARCHAR
+);
+
+CREATE TABLE partner_programs (
+  id BIGINT PRIMARY KEY, partner_id BIGINT NOT NULL, program_id BIGINT NOT NULL, ref_code VARCHAR NOT NULL UNIQUE,
+  status VARCHAR NOT NULL CHECK (status IN ('active', 'inactive')), created_at TIMESTAMP NOT NULL, UNIQUE (partner_id, program_id)
+);
+CREATE INDEX partner_programs_program ON partner_programs (program_id);
+
+CREATE TABLE clicks (
+  id BIGINT PRIMARY KEY, click_id VARCHAR NOT NULL, program_id BIGINT NOT NULL, partner_program_id BIGINT NOT NULL,
+  landing_url VARCHAR, referrer VARCHAR, is_test BOOLEAN NOT NULL, created_at TIMESTAMP NOT NULL, day DATE, visitor_hash BIGINT
+);
+CREATE INDEX clicks_program_time ON clicks (program_id, created_at);
+CREATE INDEX clicks_visitor ON clicks (visitor_hash, created_at) WHERE visitor_hash IS NOT NULL;
+
+CREATE TABLE customers (
+  id BIGINT PRIMARY KEY, customer_ref VARCHAR NOT NULL UNIQUE, program_id BIGINT NOT NULL, customer_key VARCHAR NOT NULL,
+  email VARCHAR, name VARCHAR, click_id BIGINT, partner_program_id BIGINT NOT NULL, provider_customer_id VARCHAR,
+  signup_date TIMESTAMP NOT NULL, attributed_from TIMESTAMP NOT NULL, first_purchase_date TIMESTAMP,
+  status VARCHAR NOT NULL CHECK (status IN ('lead', 'conversion')), signup_day DATE NOT NULL, first_purchase_day DATE, click_ref VARCHAR
+);
+CREATE INDEX customers_program_time ON customers (program_id, signup_date);
+CREATE INDEX customers_click ON customers (click_id);
+CREATE INDEX customers_email ON customers (program_id, email);
+CREATE INDEX customers_provider ON customers (program_id, provider_customer_id);
+CREATE INDEX customers_click_ref ON customers (program_id, click_ref);
+
+CREATE TABLE sale_transactions (
+  txn_key VARCHAR PRIMARY KEY, program_id BIGINT NOT NULL, mode VARCHAR NOT NULL CHECK (mode IN ('live', 'test')),
+  transaction_id VARCHAR NOT NULL, sale_id BIGINT, created_at TIMESTAMP NOT NULL
+);
+
+CREATE TABLE sale_events (
+  id BIGINT PRIMARY KEY, program_id BIGINT NOT NULL, customer_id BIGINT NOT NULL, partner_program_id BIGINT NOT NULL,
+  transaction_id VARCHAR NOT NULL, amount_cents BIGINT NOT NULL, tax_cents BIGINT, currency VARCHAR NOT NULL, sale_type VARCHAR NOT NULL,
+  is_recurring BOOLEAN NOT NULL, subscription_id VARCHAR, subscription_interval VARCHAR, product_id VARCHAR, provider VARCHAR,
+  provider_payment_id VARCHAR, line_items VARCHAR, source VARCHAR NOT NULL, status VARCHAR NOT NULL, occurred_at TIMESTAMP,
+  received_at TIMESTAMP NOT NULL, paid_day DATE NOT NULL, payment_intent_id VARCHAR, charge_id VARCHAR
+);
+CREATE INDEX sale_events_program_day ON sale_events (program_id, paid_day);
+CREATE INDEX sale_events_transaction ON sale_events (program_id, transaction_id);
+CREATE INDEX sale_events_provider_payment ON sale_events (program_id, provider_payment_id);
+CREATE INDEX sale_events_subscription ON sale_events (program_id, subscription_id);
+CREATE INDEX sale_events_payment_intent ON sale_events (program_id, payment_intent_id);
+CREATE INDEX sale_events_charge ON sale_events (program_id, charge_id);
+
+CREATE TABLE test_sale_events (
+  id BIGINT PRIMARY KEY, program_id BIGINT NOT NULL, api_key_id BIGINT NOT NULL, transaction_id VARCHAR, amount_cents BIGINT,
+  currency VARCHAR NOT NULL, customer_key VARCHAR, click_id VARCHAR, request VARCHAR NOT NULL, received_at TIMESTAMP NOT NULL,
+  provider_payment_id VARCHAR, payment_intent_id VARCHAR, charge_id VARCHAR
+);
+CREATE INDEX test_sale_events_program ON test_sale_events (program_id, received_at);
+CREATE INDEX test_sale_events_transaction ON test_sale_events (program_id, transaction_id);
+CREATE INDEX test_sale_events_payment_intent ON test_sale_events (program_id, payment_intent_id);
+CREATE INDEX test_sale_events_charge ON test_sale_events (program_id, charge_id);
+
+CREATE TABLE commissions (
+  id BIGINT PRIMARY KEY, program_id BIGINT NOT NULL, sale_id BIGINT NOT NULL, partner_program_id BIGINT NOT NULL,
+  amount_cents BIGINT NOT NULL, currency VARCHAR NOT NULL, status VARCHAR NOT NULL, hold_until TIMESTAMP NOT NULL,
+  created_at TIMESTAMP NOT NULL, day DATE NOT NULL, type VARCHAR DEFAULT 'sale', payout_id BIGINT, paid_at TIMESTAMP, reason VARCHAR,
+  percent_bp BIGINT
+);
+CREATE INDEX commissions_program_status ON commissions (program_id, status);
+CREATE INDEX commissions_sale ON commissions (sale_id);
+CREATE INDEX commissions_payout ON commissions (payout_id) WHERE payout_id IS NOT NULL;
+CREATE INDEX commissions_enrollment ON commissions (partner_program_id, day);
+
+CREATE TABLE refunds (
+  id BIGINT NOT NULL UNIQUE, refund_key VARCHAR PRIMARY KEY, program_id BIGINT NOT NULL, mode VARCHAR NOT NULL CHECK (mode IN ('live', 'test')),
+  refund_id VARCHAR NOT NULL, sale_id BIGINT NOT NULL, partner_program_id BIGINT, amount_cents BIGINT NOT NULL, currency VARCHAR NOT NULL,
+  reason VARCHAR, source VARCHAR NOT NULL, completes_sale BOOLEAN NOT NULL, paid_at TIMESTAMP, paid_day DATE, received_at TIMESTAMP NOT NULL,
+  day DATE
+);
+CREATE INDEX refunds_sale ON refunds (sale_id);
+CREATE INDEX refunds_program_day ON refunds (program_id, day);
+
+CREATE TABLE users (id BIGINT PRIMARY KEY, email VARCHAR NOT NULL UNIQUE, created_at TIMESTAMP NOT NULL);
+
+CREATE TABLE workspace_members (
+  program_id BIGINT, user_id BIGINT, status VARCHAR NOT NULL CHECK (status IN ('active', 'inactive')), created_at TIMESTAMP NOT NULL,
+  updated_at TIMESTAMP NOT NULL, PRIMARY KEY (program_id, user_id)
+);
+CREATE INDEX workspace_members_user ON workspace_members (user_id);
+
+CREATE TABLE sessions (token_hash VARCHAR PRIMARY KEY, user_id BIGINT NOT NULL, created_at TIMESTAMP NOT NULL, expires_at TIMESTAMP NOT NULL);
+CREATE TABLE partner_sessions (token_hash VARCHAR PRIMARY KEY, partner_id BIGINT NOT NULL, created_at TIMESTAMP NOT NULL, expires_at TIMESTAMP NOT NULL);
+
+CREATE TABLE webhook_events (
+  event_key VARCHAR PRIMARY KEY, program_id BIGINT NOT NULL, event_id VARCHAR NOT NULL, type VARCHAR NOT NULL, outcome VARCHAR NOT NULL,
+  reason VARCHAR, sale_id BIGINT, received_at TIMESTAMP NOT NULL, payload VARCHAR, subscription_id VARCHAR, provider_customer_id VARCHAR,
+  payment_intent_id VARCHAR, invoice_id VARCHAR, charge_id VARCHAR, seq BIGSERIAL
+);
+CREATE INDEX webhook_events_received ON webhook_events (program_id, received_at);
+CREATE INDEX webhook_events_skipped ON webhook_events (program_id) WHERE outcome = 'skipped';
+
+CREATE TABLE invoice_payments (
+  program_id BIGINT NOT NULL, invoice_id VARCHAR NOT NULL, payment_intent_id VARCHAR, charge_id VARCHAR, created_at TIMESTAMP NOT NULL
+);
+CREATE INDEX invoice_payments_invoice ON invoice_payments (program_id, invoice_id);
+
+CREATE TABLE payout_batches (id BIGINT PRIMARY KEY, program_id BIGINT NOT NULL, created_at TIMESTAMP NOT NULL);
+
+CREATE TABLE payouts (
+  id BIGINT PRIMARY KEY, batch_id BIGINT NOT NULL, program_id BIGINT NOT NULL, partner_id BIGINT NOT NULL, currency VARCHAR NOT NULL,
+  amount_cents hugeint NOT NULL, commission_ids BIGINT[] NOT NULL, status VARCHAR NOT NULL CHECK (status IN ('processing', 'paid', 'canceled')),
+  created_at TIMESTAMP NOT NULL, paid_at TIMESTAMP
+);
+CREATE INDEX payouts_program ON payouts (program_id, created_at);
+CREATE INDEX payouts_batch ON payouts (batch_id);
+`,
+};
+
+/** Applied in order on open, under an advisory lock so that instances starting together apply each once. */
+export const postgresMigrations: readonly Migration[] = [schema];

@@ -1,0 +1,323 @@
+import pg from 'pg';
+import { DayParam, ListParam, type Columns, type ColumnType, type IdAllocator, type Param, type Params, type Row, type Sql, type StatementObserver, type StoreEngine } from './db.js';
+import type { Migration } from './migrations/index.js';
+import { postgresMigrations } from './migrations/postgres.js';
+
+/*
+ * The PostgreSQL engine (docs/architecture.md §18): any number of processes share one database.
+ * Each process writes as the DuckDB store does, one transaction at a time on its writer connection,
+ * and every write transaction is SERIALIZABLE: PostgreSQL then guarantees that the transactions
+ * of all instances have the effect of some serial order, which is the guarantee the one DuckDB
+ * writer gives by construction. A transaction that loses a conflict is rolled back and run again.
+ */
+
+/** PostgreSQL's type ids the store parses itself (pg_type.oid). */
+const OID = { INT8: 20, NUMERIC: 1700, DATE: 1082, TIMESTAMP: 1114, INT8_ARRAY: 1016 } as const;
+
+/** 'YYYY-MM-DD HH:MM:SS[.ffffff]' of a TIMESTAMP column, which holds UTC, as a Date. */
+const parseTimestamp = (text: string) => new Date(`${text.replace(' ', 'T')}Z`);
+
+/**
+ * Values come back as the DuckDB store hands them over: BIGINT as a number, a sum of money
+ * (numeric, DuckDB's HUGEINT) as a bigint when whole, TIMESTAMP and DATE as Dates in UTC.
+ */
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: string) => {
+    switch (oid) {
+      case OID.INT8:
+        return Number;
+      case OID.NUMERIC:
+        return (text: string) => (/^-?\d+$/.test(text) ? BigInt(text) : Number(text));
+      case OID.DATE:
+        return (text: string) => new Date(`${text}T00:00:00Z`);
+      case OID.TIMESTAMP:
+        return parseTimestamp;
+      case OID.INT8_ARRAY:
+        return (text: string) => (text === '{}' ? [] : text.slice(1, -1).split(',').map(Number));
+      default:
+        return pg.types.getTypeParser(oid, format as 'text');
+    }
+  }) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+const isoDay = (at: Date) => at.toISOString().slice(0, 10);
+
+function toPg(value: Param): unknown {
+  if (value instanceof Date) return value.toISOString(); // a TIMESTAMP ignores the zone: the UTC wall time is stored
+  if (value instanceof ListParam) return value.values.map(toPg);
+  if (value instanceof DayParam) return isoDay(value.at);
+  if (typeof value === 'bigint') return value.toString();
+  return value;
+}
+
+const ARRAY_TYPE: Record<ColumnType, string> = {
+  BIGINT: 'BIGINT[]',
+  VARCHAR: 'VARCHAR[]',
+  BOOLEAN: 'BOOLEAN[]',
+  TIMESTAMP: 'TIMESTAMP[]',
+  DATE: 'DATE[]',
+};
+
+function columnValue(type: ColumnType, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (type === 'DATE') return isoDay(value as Date);
+  if (type === 'TIMESTAMP') return (value as Date).toISOString();
+  return value;
+}
+
+/** Serialization failures and deadlocks: the transaction is rolled back and run again. */
+const RETRIED_CODES = new Set(['40001', '40P01']);
+const MAX_ATTEMPTS = 30;
+
+/** Names of prepared statements, by text, shared by every connection (each prepares a name once). */
+const statementNames = new Map<string, string>();
+const statementName = (text: string) => {
+  let name = statementNames.get(text);
+  if (name === undefined) statementNames.set(text, (name = `pk${statementNames.size + 1}`));
+  return name;
+};
+
+class ClientSql<C extends pg.ClientBase = pg.Client> implements Sql {
+  constructor(
+    readonly client: C,
+    private readonly observe?: StatementObserver,
+  ) {}
+
+  private async query(text: string, params: Params): Promise<pg.QueryResult> {
+    const started = this.observe && performance.now();
+    try {
+      // Without parameters a text may hold several statements (the simple protocol); with them, a
+      // named statement is parsed and planned once per connection.
+      if (params.length === 0) return await this.client.query(text);
+      return await this.client.query({ name: statementName(text), text, values: params.map(toPg) });
+    } finally {
+      if (started !== undefined) this.observe!(text, performance.now() - started);
+    }
+  }
+
+  async all<T = Row>(sql: string, params: Params = []): Promise<T[]> {
+    return (await this.query(sql, params)).rows as T[];
+  }
+
+  async one<T = Row>(sql: string, params: Params = []): Promise<T | undefined> {
+    return (await this.all<T>(sql, params))[0];
+  }
+
+  async run(sql: string, params: Params = []): Promise<void> {
+    await this.query(sql, params);
+  }
+
+  /** One INSERT of every row: each column goes over as one array parameter, unnested back into rows. */
+  async append<R extends object>(table: string, columns: Columns<R>, rows: readonly R[]): Promise<void> {
+    if (rows.length === 0) return;
+    const names = columns.map(([name]) => name).join(', ');
+    const arrays = columns.map(([, type], i) => `$${i + 1}::${ARRAY_TYPE[type]}`).join(', ');
+    const values = columns.map(([name, type]) => rows.map((row) => columnValue(type, row[name])));
+    const text = `INSERT INTO ${table} (${names}) SELECT * FROM unnest(${arrays})`;
+    const started = this.observe && performance.now();
+    try {
+      await this.client.query({ name: statementName(text), text, values });
+    } finally {
+      if (started !== undefined) this.observe!(`APPEND ${table}`, performance.now() - started);
+    }
+  }
+}
+
+type Transaction = {
+  fn: (sql: Sql) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+};
+
+export type PostgresStoreOptions = {
+  /** Reader connections (docs/architecture.md §18.3). */
+  readers?: number;
+  migrations?: readonly Migration[];
+  /** Sees every statement of the writer connection. */
+  observeWrites?: StatementObserver;
+};
+
+/**
+ * Every connection works in UTC, whatever the server's or the role's default; `options` given in
+ * the URL (e.g. `-c search_path=…`) are kept beside it.
+ */
+function connectionOptions(url: string): pg.ClientConfig {
+  const parsed = new URL(url);
+  const options = [parsed.searchParams.get('options'), '-c TimeZone=UTC'].filter(Boolean).join(' ');
+  parsed.searchParams.delete('options');
+  return { connectionString: parsed.toString(), types, options };
+}
+
+/** The lock every instance takes while it applies migrations: they run once, one instance at a time. */
+const MIGRATION_LOCK = 7_146_281_937;
+
+/**
+ * A PostgreSQL database shared with any number of other processes: reads on a pool, writes one
+ * transaction at a time on this process's writer connection, ids from the database's counters.
+ */
+export class PostgresStore implements StoreEngine {
+  readonly engine = 'postgres';
+  readonly shared = true;
+  private readonly queue: Transaction[] = [];
+  private draining = false;
+  private closed = false;
+  private writer: Promise<ClientSql>;
+
+  private constructor(
+    private readonly url: string,
+    private readonly readers: pg.Pool,
+    /** Takes ids in statements of their own, outside every transaction, as a sequence does. */
+    private readonly ids: pg.Pool,
+    writer: ClientSql,
+    private readonly observeWrites?: StatementObserver,
+  ) {
+    this.writer = Promise.resolve(writer);
+  }
+
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+    const writer = await connect(url, options.observeWrites);
+    try {
+      await migrate(writer, options.migrations ?? postgresMigrations);
+    } catch (error) {
+      await writer.client.end();
+      throw error;
+    }
+    const readers = new pg.Pool({ ...connectionOptions(url), max: options.readers ?? 4 });
+    const ids = new pg.Pool({ ...connectionOptions(url), max: 1 });
+    // An idle pooled connection that drops is replaced on the next checkout; the error is not the caller's.
+    readers.on('error', () => {});
+    ids.on('error', () => {});
+    return new PostgresStore(url, readers, ids, writer, options.observeWrites);
+  }
+
+  async read<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    const client = await this.readers.connect();
+    try {
+      return await fn(new ClientSql<pg.PoolClient>(client));
+    } finally {
+      client.release();
+    }
+  }
+
+  transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      void this.drain();
+    });
+  }
+
+  /** The first of `count` consecutive ids: one counter row per table, advanced in a statement of its own. */
+  async nextId(_sql: Sql, table: string, count = 1): Promise<number> {
+    const { rows } = await this.ids.query<{ first: number }>(
+      'UPDATE id_counters SET next = next + $2 WHERE name = $1 RETURNING next - $2 AS first',
+      [table, count],
+    );
+    if (rows.length === 0) throw new Error(`no id counter for ${table}`);
+    return rows[0].first;
+  }
+
+  /** Reserves every table's ids in one statement; ids reserved and not used are left as gaps. */
+  async idAllocator(_sql: Sql, needs: Readonly<Record<string, number>>): Promise<IdAllocator> {
+    const tables = Object.keys(needs).filter((table) => needs[table] > 0);
+    const ranges = new Map<string, { next: number; end: number }>();
+    if (tables.length > 0) {
+      const { rows } = await this.ids.query<{ name: string; first: number }>(
+        `UPDATE id_counters c SET next = c.next + n.count FROM unnest($1::VARCHAR[], $2::BIGINT[]) AS n(name, count)
+         WHERE c.name = n.name RETURNING c.name, c.next - n.count AS first`,
+        [tables, tables.map((table) => needs[table])],
+      );
+      for (const { name, first } of rows) ranges.set(name, { next: first, end: first + needs[name] });
+    }
+    return (table, count = 1) => {
+      const range = ranges.get(table);
+      if (!range || range.next + count > range.end) throw new Error(`more ${table} ids taken than reserved`);
+      const first = range.next;
+      range.next += count;
+      return first;
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    while (this.draining || this.queue.length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    this.closed = true;
+    await Promise.allSettled([this.readers.end(), this.ids.end(), this.writer.then((w) => w.client.end())]);
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('store is closed');
+  }
+
+  private async drain(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      for (let next = this.queue.shift(); next; next = this.queue.shift()) await this.run(next);
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private async run({ fn, resolve, reject }: Transaction): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      let writer: ClientSql | undefined;
+      try {
+        writer = await this.writer;
+        await writer.run('BEGIN ISOLATION LEVEL SERIALIZABLE');
+        const value = await fn(writer);
+        await writer.run('COMMIT');
+        return resolve(value);
+      } catch (error) {
+        if (writer) await this.rollback(writer);
+        if (attempt < MAX_ATTEMPTS && RETRIED_CODES.has((error as { code?: string }).code ?? '')) {
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
+          continue;
+        }
+        return reject(error);
+      }
+    }
+  }
+
+  /** Rolls back; a writer whose connection broke is replaced for the next transaction. */
+  private async rollback(writer: ClientSql): Promise<void> {
+    try {
+      await writer.client.query('ROLLBACK');
+    } catch {
+      this.writer = connect(this.url, this.observeWrites);
+      this.writer.catch(() => {}); // the next transaction reports it
+      writer.client.end().catch(() => {});
+    }
+  }
+}
+
+async function connect(url: string, observe?: StatementObserver): Promise<ClientSql> {
+  const client = new pg.Client(connectionOptions(url));
+  client.on('error', () => {}); // a broken connection fails its next query, which rolls back and reconnects
+  await client.connect();
+  return new ClientSql(client, observe);
+}
+
+async function migrate(sql: ClientSql, migrations: readonly Migration[]): Promise<void> {
+  await sql.run(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
+  try {
+    await sql.run(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL DEFAULT now())',
+    );
+    const row = await sql.one<{ version: number | null }>('SELECT max(version) AS version FROM schema_migrations');
+    for (const migration of migrations.filter((m) => m.version > (row?.version ?? 0))) {
+      await sql.run('BEGIN');
+      try {
+        await sql.run(migration.sql);
+        await sql.run('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+        await sql.run('COMMIT');
+      } catch (error) {
+        await sql.run('ROLLBACK');
+        throw new Error(`migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`);
+      }
+    }
+  } finally {
+    await sql.run(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`);
+  }
+}

@@ -1,0 +1,52 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { onTestFinished } from 'vitest';
+import type { Store } from '../../src/store/db.js';
+import { openStore, type OpenOptions, type StoreLocation } from '../../src/store/open.js';
+
+/**
+ * The engine the behaviour suites run against: DuckDB, or PostgreSQL when
+ * PARTNERKIT_TEST_DATABASE_URL names a database (`npm run test:postgres` sets it). On PostgreSQL
+ * every test database is a schema of its own, made here and dropped when the test finishes.
+ */
+export const TEST_DATABASE_URL = process.env.PARTNERKIT_TEST_DATABASE_URL || undefined;
+export const TEST_ENGINE: Store['engine'] = TEST_DATABASE_URL ? 'postgres' : 'duckdb';
+
+const psql = (sql: string) => execFileSync('psql', [TEST_DATABASE_URL!, '-qXc', sql], { stdio: ['ignore', 'ignore', 'inherit'] });
+
+let schemas = 0;
+/** The schema-scoped URL of each data dir (or ':memory:' store) a test uses. */
+const urls = new Map<string, string>();
+
+/** The database URL of a fresh schema, or the one a data dir already got. */
+export function testDatabaseUrl(key = `memory-${++schemas}`): string {
+  let url = urls.get(key);
+  if (url) return url;
+  const schema = `pk_test_${process.pid}_${++schemas}`;
+  psql(`CREATE SCHEMA ${schema}`);
+  onTestFinished(() => {
+    urls.delete(key);
+    psql(`DROP SCHEMA ${schema} CASCADE`);
+  });
+  const parsed = new URL(TEST_DATABASE_URL!);
+  parsed.searchParams.set('options', `-c search_path=${schema}`);
+  urls.set(key, (url = parsed.toString()));
+  return url;
+}
+
+/** Where a test's store lives: the DuckDB file (or memory), or its PostgreSQL schema. */
+export function testLocation(duckdbPath = ':memory:'): StoreLocation {
+  if (!TEST_DATABASE_URL) return { duckdb: duckdbPath };
+  return { postgres: testDatabaseUrl(duckdbPath === ':memory:' ? undefined : duckdbPath) };
+}
+
+/** Opens a test's store; `dataDir` names a CLI data dir whose database it opens. */
+export function openTestStore(options: OpenOptions & { path?: string; dataDir?: string } = {}): Promise<Store> {
+  const path = options.dataDir ? join(options.dataDir, 'partnerkit.duckdb') : options.path;
+  return openStore(testLocation(path), options);
+}
+
+/** The environment a CLI process gets so that it uses the test's engine for a data dir. */
+export function engineEnv(dataDir: string): Record<string, string> {
+  return TEST_DATABASE_URL ? { PARTNERKIT_DATABASE_URL: testDatabaseUrl(join(dataDir, 'partnerkit.duckdb')) } : {};
+}
