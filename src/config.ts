@@ -46,8 +46,19 @@ export function readAdminToken(dir: DataDir): string | undefined {
   return existsSync(dir.adminTokenFile) ? readFileSync(dir.adminTokenFile, 'utf8').trim() : undefined;
 }
 
-/** Another process holds the data dir's database (DuckDB lets one process open it). */
-export class DataDirLockedError extends Error {}
+/**
+ * The data cannot be opened as configured: another process holds the data dir's DuckDB file
+ * (DuckDB lets one process open it), the PostgreSQL database cannot be reached, or its admin token
+ * is not this data dir's (docs/behaviour.md §17.2). Exit 2: the command line or setup must change.
+ */
+export class DataDirError extends Error {
+  constructor(
+    readonly code: 'data_dir_locked' | 'database_unreachable' | 'admin_token_mismatch',
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 export type Discovery = { url: string; pid: number; startedAt: string };
 

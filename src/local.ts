@@ -1,21 +1,27 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps, EdgeSettings, RouteModule } from './app.js';
 import type { Clock } from './clock.js';
-import { DataDirLockedError, ensureDataDir, runningServer, type DataDir } from './config.js';
+import { DataDirError, ensureDataDir, runningServer, type DataDir } from './config.js';
+import { claimAdminToken } from './domain/admin-token.js';
 import { sha256 } from './domain/secrets.js';
 import { isNdjson, readNdjson, responseBody, type Transport } from './sdk/transport.js';
 import type { Store } from './store/db.js';
 import { openStore } from './store/open.js';
 
-/** Opens the data dir's database (or the PostgreSQL one it names); a clear error when another process holds a DuckDB file. */
-export async function openDataDirStore(dir: DataDir): Promise<Store> {
-  if (dir.databaseUrl) return openStore({ postgres: dir.databaseUrl });
+/**
+ * Opens the data dir's database, or the PostgreSQL one it names (which then must hold this data
+ * dir's admin token: docs/behaviour.md §17.2); a clear error when another process holds a DuckDB
+ * file or PostgreSQL cannot be reached.
+ */
+export async function openDataDirStore(dir: DataDir, adminTokenHash: string): Promise<Store> {
+  if (dir.databaseUrl) return openPostgres(dir.databaseUrl, adminTokenHash);
   try {
     return await openStore({ duckdb: dir.database });
   } catch (error) {
     if (/lock/i.test((error as Error).message)) {
       const server = runningServer(dir);
-      throw new DataDirLockedError(
+      throw new DataDirError(
+        'data_dir_locked',
         server
           ? `The data dir ${dir.root} is held by a running partnerkit server at ${server.url} (pid ${server.pid}).`
           : `The data dir ${dir.root} is locked by another process: ${(error as Error).message}`,
@@ -23,6 +29,38 @@ export async function openDataDirStore(dir: DataDir): Promise<Store> {
     }
     throw error;
   }
+}
+
+async function openPostgres(url: string, adminTokenHash: string): Promise<Store> {
+  let store: Store;
+  try {
+    store = await openStore({ postgres: url });
+  } catch (error) {
+    if (!isConnectionError(error)) throw error;
+    throw new DataDirError('database_unreachable', `Cannot reach the PostgreSQL database at ${redactedUrl(url)}: ${(error as Error).message}`);
+  }
+  try {
+    if (!(await claimAdminToken(store, adminTokenHash))) {
+      throw new DataDirError(
+        'admin_token_mismatch',
+        `The PostgreSQL database at ${redactedUrl(url)} belongs to another admin token: copy the admin-token file of the data dir that first opened it into this one, or use that data dir.`,
+      );
+    }
+    return store;
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+/** A failure to connect at all, as opposed to an error the database answered with. */
+const isConnectionError = (error: unknown) => (error as { code?: string }).code?.startsWith('E') === true || /connect|timeout|getaddrinfo/i.test((error as Error).message);
+
+/** The URL without its password, for messages. */
+function redactedUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
 }
 
 type LocalOptions = {
@@ -43,11 +81,12 @@ export type LocalDeps = { deps: AppDeps; adminToken: string };
  */
 export async function openLocalDeps(dir: DataDir, clock: Clock, options: LocalOptions = {}): Promise<LocalDeps> {
   const adminToken = ensureDataDir(dir);
-  const [store, { DEFAULT_EDGE, DEFAULT_RATE_LIMIT }] = await Promise.all([openDataDirStore(dir), import('./app.js')]);
+  const adminTokenHash = sha256(adminToken);
+  const [store, { DEFAULT_EDGE, DEFAULT_RATE_LIMIT }] = await Promise.all([openDataDirStore(dir, adminTokenHash), import('./app.js')]);
   const deps: AppDeps = {
     store,
     clock,
-    adminTokenHash: sha256(adminToken),
+    adminTokenHash,
     rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
     log: options.log,
     connections: options.connections,

@@ -12,7 +12,8 @@ import { openStore, type OpenOptions, type StoreLocation } from '../../src/store
 export const TEST_DATABASE_URL = process.env.PARTNERKIT_TEST_DATABASE_URL || undefined;
 export const TEST_ENGINE: Store['engine'] = TEST_DATABASE_URL ? 'postgres' : 'duckdb';
 
-const psql = (sql: string) => execFileSync('psql', [TEST_DATABASE_URL!, '-qXc', sql], { stdio: ['ignore', 'ignore', 'inherit'] });
+const psql = (sql: string) =>
+  execFileSync('psql', [TEST_DATABASE_URL!, '-qXc', sql], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, PGOPTIONS: '-c client_min_messages=warning' } });
 
 let schemas = 0;
 /** The schema-scoped URL of each data dir (or ':memory:' store) a test uses. */
