@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { AppDeps, EdgeSettings } from './app.js';
 import type { Clock } from './clock.js';
-import type { DataDir, Discovery } from './config.js';
+import { runningServer, type DataDir, type Discovery } from './config.js';
 import { listPrograms } from './domain/provisioning.js';
 import { openLocalApp, type LocalApp } from './local.js';
 
@@ -53,7 +53,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         try {
           await local.close();
         } finally {
-          rmSync(options.dir.discoveryFile, { force: true });
+          // Several servers may share a data dir on PostgreSQL: the file is removed by the one it names.
+          if (runningServer(options.dir)?.pid === process.pid) rmSync(options.dir.discoveryFile, { force: true });
         }
       })();
       return stopping;

@@ -36,6 +36,8 @@ export function list(values: ReadonlyArray<Param>): ListParam {
 
 /** What store functions run SQL through: a reader connection or the writer's open transaction. */
 export interface Sql {
+  /** The dialect, for the few statements whose text differs (docs/architecture.md §18.1). */
+  readonly engine: 'duckdb' | 'postgres';
   all<T = Row>(sql: string, params?: Params): Promise<T[]>;
   one<T = Row>(sql: string, params?: Params): Promise<T | undefined>;
   run(sql: string, params?: Params): Promise<void>;

@@ -57,6 +57,7 @@ function appendValue(appender: DuckDBAppender, type: ColumnType, value: unknown)
 const MAX_PREPARED = 256;
 
 class ConnectionSql implements Sql {
+  readonly engine = 'duckdb';
   private readonly prepared = new Map<string, DuckDBPreparedStatement>();
   private readonly checkedTables = new Set<string>();
   constructor(

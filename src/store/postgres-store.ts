@@ -78,6 +78,7 @@ const statementName = (text: string) => {
 };
 
 class ClientSql<C extends pg.ClientBase = pg.Client> implements Sql {
+  readonly engine = 'postgres';
   constructor(
     readonly client: C,
     private readonly observe?: StatementObserver,

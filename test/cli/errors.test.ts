@@ -40,11 +40,11 @@ describe('failures with --json: exactly one error document on stdout', () => {
     });
   });
 
-  test('a data dir another process holds: data_dir_locked, exit 2', async () => {
+  test('a data dir whose DuckDB file another process holds: data_dir_locked, exit 2', async () => {
     const dataDir = tempDataDir();
     const store = await DuckDBStore.open(join(dataDir, 'partnerkit.duckdb'));
     try {
-      const result = await runCli(['program', 'list', '--json'], cliEnv(dataDir));
+      const result = await runCli(['program', 'list', '--json'], cliEnv(dataDir, { PARTNERKIT_DATABASE_URL: '' }));
       expect(result.code).toBe(2);
       const { error } = JSON.parse(result.stdout);
       expect(error).toMatchObject({ code: 'data_dir_locked', status: null, details: null });
@@ -52,6 +52,20 @@ describe('failures with --json: exactly one error document on stdout', () => {
     } finally {
       await store.close();
     }
+  });
+
+  test('a PostgreSQL database that cannot be reached: database_unreachable, exit 2, the password not shown', async () => {
+    const result = await runCli(['program', 'list', '--json', '--database-url', 'postgres://partnerkit:s3cret@127.0.0.1:9/partnerkit'], cliEnv(tempDataDir()));
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stdout)).toEqual({
+      error: {
+        code: 'database_unreachable',
+        message: 'Cannot reach the PostgreSQL database at postgres://partnerkit:***@127.0.0.1:9/partnerkit: connect ECONNREFUSED 127.0.0.1:9',
+        status: null,
+        details: null,
+      },
+    });
+    expect(result.stdout + result.stderr).not.toContain('s3cret');
   });
 
   test('any other failure (an unreadable PARTNERKIT_NOW): command_failed, exit 1', async () => {

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DuckDBStore } from '../../src/store/duckdb-store.js';
 import { cliEnv, runCli, tempDataDir } from '../helpers/cli.js';
+import { openTestStore } from '../helpers/engine.js';
 
 // Runs against dist/: `npm run build` first.
 const NOW = '2026-03-10T15:00:00.000Z';
@@ -27,8 +27,8 @@ type Events = {
 };
 
 async function readEvents(dataDir: string): Promise<Events> {
-  const day = (column: string) => `strftime(${column}, '%Y-%m-%d')`;
-  const store = await DuckDBStore.open(join(dataDir, 'partnerkit.duckdb'));
+  const day = (column: string) => `CAST(CAST(${column} AS DATE) AS VARCHAR)`; // YYYY-MM-DD on both engines
+  const store = await openTestStore({ dataDir });
   try {
     return await store.read(async (sql) => ({
       clicks: (await sql.all<{ day: string }>(`SELECT ${day('created_at')} AS day FROM clicks WHERE program_id = 1 AND NOT is_test ORDER BY id`)).map((r) => r.day),
