@@ -162,18 +162,18 @@ export class PostgresStore implements StoreEngine {
   private readonly queue: Transaction[] = [];
   private draining = false;
   private closed = false;
-  private writer: Promise<ClientSql>;
+  /** The ids reserved by the transaction running now, whose unused ones go back at its end. */
+  private reserved: Array<Map<string, { next: number; end: number }>> = [];
 
   private constructor(
     private readonly url: string,
     private readonly readers: pg.Pool,
     /** Takes ids in statements of their own, outside every transaction, as a sequence does. */
     private readonly ids: pg.Pool,
-    writer: ClientSql,
+    /** The writer connection; undefined after it broke, until the next transaction connects again. */
+    private writer: ClientSql | undefined,
     private readonly observeWrites?: StatementObserver,
-  ) {
-    this.writer = Promise.resolve(writer);
-  }
+  ) {}
 
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
     const writer = await connect(url, options.observeWrites);
@@ -230,6 +230,7 @@ export class PostgresStore implements StoreEngine {
         [tables, tables.map((table) => needs[table])],
       );
       for (const { name, first } of rows) ranges.set(name, { next: first, end: first + needs[name] });
+      this.reserved.push(ranges);
     }
     return (table, count = 1) => {
       const range = ranges.get(table);
@@ -240,11 +241,27 @@ export class PostgresStore implements StoreEngine {
     };
   }
 
+  /**
+   * Gives back the ids a transaction reserved and did not use, when no other reservation came
+   * after them (compare and set), so one instance alone leaves no gaps; once it decided its rows the
+   * transaction takes no more ids, whether it then commits or not.
+   */
+  private async releaseUnused(): Promise<void> {
+    const unused = this.reserved.flatMap((ranges) => [...ranges].filter(([, r]) => r.next < r.end));
+    this.reserved = [];
+    if (unused.length === 0) return;
+    await this.ids.query(
+      `UPDATE id_counters c SET next = u.next FROM unnest($1::VARCHAR[], $2::BIGINT[], $3::BIGINT[]) AS u(name, next, "end")
+       WHERE c.name = u.name AND c.next = u."end"`,
+      [unused.map(([name]) => name), unused.map(([, r]) => r.next), unused.map(([, r]) => r.end)],
+    );
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     while (this.draining || this.queue.length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
     this.closed = true;
-    await Promise.allSettled([this.readers.end(), this.ids.end(), this.writer.then((w) => w.client.end())]);
+    await Promise.allSettled([this.readers.end(), this.ids.end(), this.writer?.client.end()]);
   }
 
   private assertOpen(): void {
@@ -265,12 +282,14 @@ export class PostgresStore implements StoreEngine {
     for (let attempt = 1; ; attempt++) {
       let writer: ClientSql | undefined;
       try {
-        writer = await this.writer;
+        writer = this.writer ??= await connect(this.url, this.observeWrites);
         await writer.run('BEGIN ISOLATION LEVEL SERIALIZABLE');
         const value = await fn(writer);
+        await this.releaseUnused();
         await writer.run('COMMIT');
         return resolve(value);
       } catch (error) {
+        this.reserved = [];
         if (writer) await this.rollback(writer);
         if (attempt < MAX_ATTEMPTS && RETRIED_CODES.has((error as { code?: string }).code ?? '')) {
           await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
@@ -281,13 +300,12 @@ export class PostgresStore implements StoreEngine {
     }
   }
 
-  /** Rolls back; a writer whose connection broke is replaced for the next transaction. */
+  /** Rolls back; a writer whose connection broke is dropped, and the next transaction connects again. */
   private async rollback(writer: ClientSql): Promise<void> {
     try {
       await writer.client.query('ROLLBACK');
     } catch {
-      this.writer = connect(this.url, this.observeWrites);
-      this.writer.catch(() => {}); // the next transaction reports it
+      if (this.writer === writer) this.writer = undefined;
       writer.client.end().catch(() => {});
     }
   }

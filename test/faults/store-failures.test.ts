@@ -62,7 +62,7 @@ function injectFault(store: Store, fault: Fault, transactionId: string) {
     throw new Error(`IO Error: simulated failure at ${fault}`);
   };
   writer.run = async (sql: string, params: Params = []) => {
-    if (sql === 'BEGIN TRANSACTION') poisoned = false;
+    if (sql.startsWith('BEGIN')) poisoned = false;
     if (holds(params, transactionId)) poisoned = true;
     failIf(fault === 'COMMIT' && sql === 'COMMIT');
     return run(sql, params);

@@ -113,16 +113,19 @@ describe('unique clicks', () => {
     const statements: string[] = [];
     const { t, ref } = await setup({ observeWrites: (sql) => statements.push(sql) });
     const storeLookups = () => statements.filter((sql) => sql.includes('visitor_hash = ANY')).length;
+    // A process alone on its file knows a visit it does not remember is new; on a shared database
+    // (PostgreSQL) another instance may have stored it, so each new visit is looked up once.
+    const perNewVisit = t.store.shared ? 1 : 0;
     const first = await clickId(t, ref);
     expect(await clickId(t, ref)).toBe(first);
-    expect(storeLookups()).toBe(0);
+    expect(storeLookups()).toBe(perNewVisit);
     // Two hours on, another visitor's click makes memory drop the first visit as expired…
     t.clock.set(minutesAfter(120));
     await clickId(t, ref, { ip: '10.0.0.2' });
     // …so with the clock back inside the first visit's hour, only the store can answer.
     t.clock.set(minutesAfter(30));
     expect(await clickId(t, ref)).toBe(first);
-    expect(storeLookups()).toBe(1);
+    expect(storeLookups()).toBe(2 * perNewVisit + 1);
     expect(await t.count('clicks')).toBe(2);
   });
 

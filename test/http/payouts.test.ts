@@ -401,7 +401,7 @@ describe('payouts', () => {
     expect(batches[1]).toEqual({ batchId: null, payouts: [] });
     expect(batches[0].payouts.flatMap((p: { commissionIds: number[] }) => p.commissionIds).sort((x: number, y: number) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(await t.count('payouts')).toBe(2);
-    expect(await t.count('(SELECT unnest(commission_ids) FROM payouts)')).toBe(10);
+    expect(await t.count('(SELECT unnest(commission_ids) FROM payouts) AS ids')).toBe(10);
   });
 
   test('mark-paid and cancel raced on one payout: exactly one applies', async () => {
