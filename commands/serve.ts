@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import type { LogLevel } from 'fastify';
 import { clockFromEnv } from '../src/clock.js';
+import { redactedUrl } from '../src/config.js';
 import { PartnerkitCommand } from '../src/cli/base.js';
 import { nextCommand } from '../src/cli/next-command.js';
 import { SERVE_DEFAULTS } from '../src/cli/sessions.js';
@@ -59,7 +60,8 @@ export default class Serve extends PartnerkitCommand {
         trustProxy: flags['trust-proxy'],
       },
     });
-    this.logToStderr(`partnerkit listening on ${server.url} (data dir ${dir.root})`);
+    const database = dir.databaseUrl ? `, PostgreSQL ${redactedUrl(dir.databaseUrl)}` : '';
+    this.logToStderr(`partnerkit listening on ${server.url} (data dir ${dir.root}${database})`);
     // Other commands find this server through the data dir, so the hint names the dir, not the URL.
     this.logToStderr(await startupHint(server, (args) => nextCommand(this.config.root, args, { 'data-dir': flags['data-dir'] })));
     await new Promise<void>((resolve) => {

@@ -42,6 +42,13 @@ export function ensureDataDir(dir: DataDir): string {
   return readAdminToken(dir)!;
 }
 
+/** A database URL without its password, for messages. */
+export function redactedUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}
+
 export function readAdminToken(dir: DataDir): string | undefined {
   return existsSync(dir.adminTokenFile) ? readFileSync(dir.adminTokenFile, 'utf8').trim() : undefined;
 }

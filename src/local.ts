@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps, EdgeSettings, RouteModule } from './app.js';
 import type { Clock } from './clock.js';
-import { DataDirError, ensureDataDir, runningServer, type DataDir } from './config.js';
+import { DataDirError, ensureDataDir, redactedUrl, runningServer, type DataDir } from './config.js';
 import { claimAdminToken } from './domain/admin-token.js';
 import { sha256 } from './domain/secrets.js';
 import { isNdjson, readNdjson, responseBody, type Transport } from './sdk/transport.js';
@@ -55,13 +55,6 @@ async function openPostgres(url: string, adminTokenHash: string): Promise<Store>
 
 /** A failure to connect at all, as opposed to an error the database answered with. */
 const isConnectionError = (error: unknown) => (error as { code?: string }).code?.startsWith('E') === true || /connect|timeout|getaddrinfo/i.test((error as Error).message);
-
-/** The URL without its password, for messages. */
-function redactedUrl(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.password) parsed.password = '***';
-  return parsed.toString();
-}
 
 type LocalOptions = {
   rateLimit?: AppDeps['rateLimit'];
