@@ -37,12 +37,12 @@ export abstract class PartnerkitCommand extends Command {
   }
 
   /**
-   * The server the command talks to over HTTP (--url, PARTNERKIT_URL, or the one holding the data
-   * dir's DuckDB file); undefined in-process, as always with PostgreSQL, which many processes share.
+   * The server the command talks to over HTTP (--url, PARTNERKIT_URL, or the one running on the
+   * data dir); undefined in-process. On PostgreSQL the command could open the database beside the
+   * server, but going through it keeps links on its address and its caches current.
    */
   protected serverUrl(flags: LocationFlags & { url?: string }): string | undefined {
-    const dir = this.dataDir(flags);
-    return flags.url ?? (dir.databaseUrl ? undefined : runningServer(dir)?.url);
+    return flags.url ?? runningServer(this.dataDir(flags))?.url;
   }
 
   /**

@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { cliEnv, runCli, runJson, startServe, tempDataDir, until } from '../helpers/cli.js';
+import { TEST_ENGINE } from '../helpers/engine.js';
 
 const NOW = '2026-03-01T12:00:00.000Z';
 
@@ -97,7 +98,7 @@ describe('the partnerkit CLI as a process', () => {
     const env = cliEnv(dataDir, { PARTNERKIT_NOW: NOW });
     await provisionAndTrack(env);
     expect(statSync(join(dataDir, 'admin-token')).mode & 0o777).toBe(0o600);
-    expect(existsSync(join(dataDir, 'partnerkit.duckdb'))).toBe(true);
+    expect(existsSync(join(dataDir, 'partnerkit.duckdb'))).toBe(TEST_ENGINE === 'duckdb');
   }, MANY_PROCESSES);
 
   test('every command works through a running server on the same data dir; SIGTERM shuts it down cleanly', async () => {
@@ -118,10 +119,11 @@ describe('the partnerkit CLI as a process', () => {
     expect(keys).toHaveLength(3);
   }, MANY_PROCESSES);
 
-  test('a second serve on a held data dir exits non-zero at once, naming the running server', async () => {
+  test('a second serve on a data dir whose DuckDB file is held exits non-zero at once, naming the running server', async () => {
     const dataDir = tempDataDir();
-    const server = await startServe(dataDir);
-    const second = await runCli(['serve', '--port', '0'], cliEnv(dataDir));
+    const duckdb = { PARTNERKIT_DATABASE_URL: '' }; // PostgreSQL takes a second server: docs/behaviour.md §17.1
+    const server = await startServe(dataDir, [], duckdb);
+    const second = await runCli(['serve', '--port', '0'], cliEnv(dataDir, duckdb));
     expect(second.code).not.toBe(0);
     expect(second.stderr).toContain(server.url);
   });

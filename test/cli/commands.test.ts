@@ -47,7 +47,7 @@ describe('help and completion', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('printf "$(partnerkit autocomplete script bash)" >> ~/.bashrc; source ~/.bashrc');
     const completions = readFileSync(join(cache, 'partnerkit', 'autocomplete', 'functions', 'bash', 'partnerkit.bash'), 'utf8');
-    expect(completions).toContain('webhook:events --json --data-dir --url --program --limit');
-    expect(completions).toContain('report:performance --json --data-dir --url --period --from --to --session-token --csv');
+    expect(completions).toContain('webhook:events --json --data-dir --url --database-url --program --limit');
+    expect(completions).toContain('report:performance --json --data-dir --url --database-url --period --from --to --session-token --csv');
   });
 });

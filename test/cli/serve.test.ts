@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { cliEnv, runJson, startServe, tempDataDir, until } from '../helpers/cli.js';
 
+/** These tests are about the DuckDB file and its WAL in the data dir: they run on DuckDB whatever the test engine. */
+const DUCKDB = { PARTNERKIT_DATABASE_URL: '' };
+
 /** Every directory and file under `root` (itself included) with its permission bits, e.g. `partnerkit.duckdb.wal 600`. */
 function modes(root: string): string[] {
   const found = [`. ${(statSync(root).mode & 0o777).toString(8)}`];
@@ -28,16 +31,16 @@ describe('files in the data dir (docs/behaviour.md §1.2)', () => {
   test('a command creates the data dir 0700 and every file in it 0600', async () => {
     permissiveUmask();
     const dataDir = join(tempDataDir(), 'data');
-    await runJson(['program', 'create', '--name', 'Acme'], cliEnv(dataDir));
+    await runJson(['program', 'create', '--name', 'Acme'], cliEnv(dataDir, DUCKDB));
     expect(modes(dataDir)).toEqual(['. 700', 'admin-token 600', 'partnerkit.duckdb 600']);
   });
 
   test('serve: the database, its WAL and server.json are 0600 while it runs, and the files left after it stops too', async () => {
     permissiveUmask();
     const dataDir = join(tempDataDir(), 'data');
-    const server = await startServe(dataDir);
+    const server = await startServe(dataDir, [], DUCKDB);
     // A write through the server: DuckDB keeps it in the WAL until the checkpoint at shutdown.
-    await runJson(['program', 'create', '--name', 'Acme'], cliEnv(dataDir));
+    await runJson(['program', 'create', '--name', 'Acme'], cliEnv(dataDir, DUCKDB));
     expect(modes(dataDir)).toEqual(['. 700', 'admin-token 600', 'partnerkit.duckdb 600', 'partnerkit.duckdb.wal 600', 'server.json 600']);
     expect(await server.stop()).toBe(0);
     expect(modes(dataDir)).toEqual(['. 700', 'admin-token 600', 'partnerkit.duckdb 600']);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { cliEnv, runCli, runJson, startServe, tempDataDir } from '../helpers/cli.js';
+import { TEST_ENGINE } from '../helpers/engine.js';
 
 // What a command loads, the rule of docs/architecture.md §15: a command that talks to a server loads
 // no store, app, schemas or Stripe; one that opens the data dir loads them, but only the route module
@@ -108,7 +109,8 @@ describe('what a command loads as it runs (docs/architecture.md §15)', () => {
     }
   });
 
-  test('opening the data dir: DuckDB, Fastify and the one route module the request needs, but no ajv, OpenAPI, CORS or rate-limit plugin, YAML, date-fns index, stripe, progress bar or fetch', async () => {
+  test('opening the data dir: the engine driver, Fastify and the one route module the request needs, but not the other driver, ajv, OpenAPI, CORS or rate-limit plugin, YAML, date-fns index, stripe, progress bar or fetch', async () => {
+    const [driver, otherDriver] = TEST_ENGINE === 'duckdb' ? ['@duckdb/node-api', 'pg'] : ['pg', '@duckdb/node-api'];
     const env = cliEnv(tempDataDir());
     await runJson(['program', 'create', '--name', 'Acme'], env);
     const cases: Array<[string[], string[]]> = [
@@ -117,8 +119,8 @@ describe('what a command loads as it runs (docs/architecture.md §15)', () => {
     ];
     for (const [args, routes] of cases) {
       const loaded = await loadedBy(args, env);
-      for (const used of ['@duckdb/node-api', 'fastify', 'zod']) expect(loaded.some((m) => inModules(used).test(m)), used).toBe(true);
-      expect(loaded.filter((m) => ['ajv', 'yaml', '@fastify/swagger', '@fastify/cors', '@fastify/rate-limit', 'stripe', 'cli-progress'].some((p) => inModules(p).test(m)) || m.endsWith('node_modules/date-fns/index.js') || m === UNDICI)).toEqual([]);
+      for (const used of [driver, 'fastify', 'zod']) expect(loaded.some((m) => inModules(used).test(m)), used).toBe(true);
+      expect(loaded.filter((m) => [otherDriver, 'ajv', 'yaml', '@fastify/swagger', '@fastify/cors', '@fastify/rate-limit', 'stripe', 'cli-progress'].some((p) => inModules(p).test(m)) || m.endsWith('node_modules/date-fns/index.js') || m === UNDICI)).toEqual([]);
       const routeModules = new Set(loaded.filter((m) => m.includes('/dist/src/http/routes/')).map((m) => m.split('/').at(-1)));
       expect([...routeModules], args.join(' ')).toEqual(routes);
     }

@@ -25,10 +25,16 @@ export function testDatabaseUrl(key = `memory-${++schemas}`): string {
   if (url) return url;
   const schema = `pk_test_${process.pid}_${++schemas}`;
   psql(`CREATE SCHEMA ${schema}`);
-  onTestFinished(() => {
+  const drop = () => {
     urls.delete(key);
     psql(`DROP SCHEMA ${schema} CASCADE`);
-  });
+  };
+  try {
+    onTestFinished(drop);
+  } catch {
+    // Made in a beforeAll: dropped when the test worker exits.
+    process.once('exit', drop);
+  }
   const parsed = new URL(TEST_DATABASE_URL!);
   parsed.searchParams.set('options', `-c search_path=${schema}`);
   urls.set(key, (url = parsed.toString()));
