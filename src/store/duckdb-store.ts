@@ -178,6 +178,8 @@ export type StoreOptions = {
   /** Reader connections; each serves one request at a time (docs/architecture.md §6). */
   readers?: number;
   threads?: number;
+  /** Where DuckDB spills what does not fit in memory; an in-memory database otherwise spills into `.tmp` of the working directory. */
+  tempDirectory?: string;
   migrations?: readonly Migration[];
   /** Sees every statement of the writer connection. */
   observeWrites?: StatementObserver;
@@ -210,7 +212,9 @@ export class DuckDBStore implements StoreEngine {
   }
 
   static async open(path: string, options: StoreOptions = {}): Promise<DuckDBStore> {
-    const instance = await duckdb.DuckDBInstance.create(path, { threads: String(options.threads ?? 2) });
+    const config: Record<string, string> = { threads: String(options.threads ?? 2) };
+    if (options.tempDirectory) config.temp_directory = options.tempDirectory;
+    const instance = await duckdb.DuckDBInstance.create(path, config);
     try {
       const writer = new ConnectionSql(await instance.connect(), options.observeWrites);
       await migrate(writer, options.migrations ?? defaultMigrations);

@@ -50,7 +50,7 @@ export async function insertBatch(sql: Sql, batch: { id: number; programId: numb
   await sql.run('INSERT INTO payout_batches (id, program_id, created_at) VALUES ($1, $2, $3)', [batch.id, batch.programId, batch.createdAt]);
   await sql.run(
     `INSERT INTO payouts (id, batch_id, program_id, partner_id, currency, amount_cents, commission_ids, status, created_at, paid_at)
-     SELECT c.payout_id, $2, c.program_id, pp.partner_id, c.currency, sum(c.amount_cents), list(c.id ORDER BY c.id), 'processing', $3, NULL
+     SELECT c.payout_id, $2, c.program_id, pp.partner_id, c.currency, sum(c.amount_cents), array_agg(c.id ORDER BY c.id), 'processing', $3, NULL
      FROM commissions c JOIN partner_programs pp ON pp.id = c.partner_program_id
      WHERE c.program_id = $1 AND c.payout_id BETWEEN $4 AND $5
      GROUP BY c.payout_id, c.program_id, pp.partner_id, c.currency`,
