@@ -180,6 +180,8 @@ export type StoreOptions = {
   threads?: number;
   /** Where DuckDB spills what does not fit in memory; an in-memory database otherwise spills into `.tmp` of the working directory. */
   tempDirectory?: string;
+  /** DuckDB's memory limit (e.g. '512MB'; DuckDB's default is 80 % of the machine's memory). */
+  memoryLimit?: string;
   migrations?: readonly Migration[];
   /** Sees every statement of the writer connection. */
   observeWrites?: StatementObserver;
@@ -214,6 +216,7 @@ export class DuckDBStore implements StoreEngine {
   static async open(path: string, options: StoreOptions = {}): Promise<DuckDBStore> {
     const config: Record<string, string> = { threads: String(options.threads ?? 2) };
     if (options.tempDirectory) config.temp_directory = options.tempDirectory;
+    if (options.memoryLimit) config.memory_limit = options.memoryLimit;
     const instance = await duckdb.DuckDBInstance.create(path, config);
     try {
       const writer = new ConnectionSql(await instance.connect(), options.observeWrites);

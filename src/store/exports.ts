@@ -135,8 +135,11 @@ const PROGRAM_ROWS: Record<string, string> = {
 /** PostgreSQL's COPY … (FORMAT csv) as DuckDB reads it back: an empty quoted value is an empty text, not NULL. */
 const CSV_IN = `FORMAT csv, HEADER false, AUTO_DETECT false, DELIM ',', QUOTE '"', ESCAPE '"', ALLOW_QUOTED_NULLS false`;
 
+/** What the staging DuckDB may hold in memory; beyond it, it spills to its temporary directory. */
+const STAGING_MEMORY = '1GB';
+
 /** Progress of the PostgreSQL path: the share of the time copying out of PostgreSQL and loading DuckDB take (measured, §18.6). */
-const STAGES = { copyOut: 0.4, load: 0.5 };
+const STAGES = { copyOut: 0.4, load: 0.7 };
 
 /**
  * An export from PostgreSQL (docs/architecture.md §18.6): the rows its SELECT reads are copied out
@@ -156,7 +159,7 @@ async function copyFromPostgres(
   const { DuckDBStore } = await import('./duckdb-store.js');
   const dir = await mkdtemp(join(tmpdir(), 'partnerkit-export-stage-'));
   try {
-    const staging = await DuckDBStore.open(':memory:', { readers: 1, tempDirectory: dir });
+    const staging = await DuckDBStore.open(':memory:', { readers: 1, tempDirectory: dir, memoryLimit: STAGING_MEMORY });
     try {
       const staged = await staging.read((sql) =>
         sql.all<{ name: string; columns: string[] }>(

@@ -273,7 +273,7 @@ export class PostgresStore implements StoreEngine {
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL DateStyle = 'ISO, YMD'");
       const texts = queries.map(({ sql, params }) => inline(sql, params));
       let estimated = 0;
-      for (const text of texts) {
+      for (const text of onProgress ? texts : []) {
         const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(`EXPLAIN (FORMAT JSON) ${text}`);
         estimated += rows[0]['QUERY PLAN'][0].Plan['Plan Rows'];
       }
@@ -282,8 +282,10 @@ export class PostgresStore implements StoreEngine {
         // Rows end in a newline; one inside a quoted value only moves the bar a row early.
         const count = new Transform({
           transform(chunk: Buffer, _encoding, done) {
-            for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) written++;
-            onProgress?.(Math.min(1, written / Math.max(1, estimated)));
+            if (onProgress) {
+              for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) written++;
+              onProgress(Math.min(1, written / Math.max(1, estimated)));
+            }
             done(null, chunk);
           },
         });

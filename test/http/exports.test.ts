@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DATA_FORMATS, EXPORT_TABLES, type DataFormat, type ExportTable } from '../../src/api/constants.js';
-import { exportedFile } from '../../src/domain/exports.js';
+import { exportedFile, exportProgramData } from '../../src/domain/exports.js';
 import { injectTransport } from '../../src/local.js';
 import { PartnerkitClient } from '../../src/sdk/client.js';
 import { PartnerkitError } from '../../src/sdk/errors.js';
@@ -280,6 +280,16 @@ describe('GET /api/programs/:programId/export', () => {
     const unknown = await get(t, '/api/programs/999/export?table=clicks');
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().error).toMatchObject({ status: 404, code: 'not_found' });
+  });
+
+  test('progress: fractions between 0 and 1 that never go back', async () => {
+    const { t, a } = await history();
+    const fractions: number[] = [];
+    const path = join(scratch, 'progress.csv');
+    const rows = await exportProgramData(t.deps, { kind: 'admin' }, a.id, { table: 'clicks', format: 'csv', includeTest: true }, path, (f) => fractions.push(f));
+    expect(rows).toBe(await t.count('clicks', `program_id = ${a.id}`));
+    expect(fractions).toEqual([...fractions].sort((x, y) => x - y));
+    expect(fractions.every((f) => f >= 0 && f <= 1)).toBe(true);
   });
 
   test('the temporary file is gone once the answer has been read', async () => {
