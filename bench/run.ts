@@ -3,13 +3,15 @@
 // bench/results.json.
 // Sections: cli, sales, refunds, webhooks, clicks, links, mixed, flood, payouts, profile, demo, reports, partners, dashboard, exports, scaling (default: all). BENCH_CLICKS scales the demo
 // and report data down for a quick try (default 10,000,000); BENCH_SCALING lists the scaling sizes.
+// PARTNERKIT_BENCH_DATABASE_URL names a PostgreSQL database: the exports section then also measures the
+// export from PostgreSQL, in a schema of its own it drops afterwards.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import Table from 'cli-table3';
 import { benchCli } from './cli.js';
 import { benchDashboard } from './dashboard.js';
-import { benchExports } from './exports.js';
+import { benchExports, benchPostgresExports } from './exports.js';
 import { benchClicks, benchFlood, benchLinks, benchMixed } from './clicks.js';
 import { benchPayouts } from './payouts.js';
 import { profileWrites, type WriteProfile } from './profile.js';
@@ -307,6 +309,20 @@ if (wanted('exports') && demoData) {
     target: '≥ 70 % of the raw COPY',
     met: share >= 0.7,
   });
+  if (process.env.PARTNERKIT_BENCH_DATABASE_URL) {
+    log('exports: the same export from PostgreSQL beside the DuckDB file and a bare COPY of the rows out of PostgreSQL, 3 runs each, interleaved…');
+    const p = await benchPostgresExports(demoData.dataDir, demoData.programId, process.env.PARTNERKIT_BENCH_DATABASE_URL);
+    results.postgresExports = p;
+    const rate = (s: { median: number }) => p.rows / (s.median / 1000);
+    record({
+      figure: `Parquet export of ${fmt(p.rows)} clicks from PostgreSQL`,
+      value: `${fmt(rate(p.postgres) / 1e6, 2)} M rows/s (${spread(p.postgres)} ms), ${p.identical ? 'the same bytes as' : 'NOT the bytes of'} the DuckDB file's`,
+      ceiling: `COPY out of PostgreSQL ${fmt(rate(p.copyOut) / 1e6, 2)} M rows/s; DuckDB file ${fmt(rate(p.duckdb) / 1e6, 2)} M rows/s`,
+      ratio: `${(p.postgres.median / p.copyOut.median).toFixed(1)}× the COPY out, ${(p.postgres.median / p.duckdb.median).toFixed(1)}× the DuckDB file`,
+      target: 'the same bytes',
+      met: p.identical,
+    });
+  }
 }
 demoData?.remove();
 

@@ -179,6 +179,10 @@ export type StoreOptions = {
   /** Reader connections; each serves one request at a time (docs/architecture.md §6). */
   readers?: number;
   threads?: number;
+  /** Where DuckDB spills what does not fit in memory; an in-memory database otherwise spills into `.tmp` of the working directory. */
+  tempDirectory?: string;
+  /** DuckDB's memory limit (e.g. '512MB'; DuckDB's default is 80 % of the machine's memory). */
+  memoryLimit?: string;
   migrations?: readonly Migration[];
   /** Sees every statement of the writer connection. */
   observeWrites?: StatementObserver;
@@ -211,7 +215,10 @@ export class DuckDBStore implements StoreEngine {
   }
 
   static async open(path: string, options: StoreOptions = {}): Promise<DuckDBStore> {
-    const instance = await duckdb.DuckDBInstance.create(path, { threads: String(options.threads ?? 2) });
+    const config: Record<string, string> = { threads: String(options.threads ?? 2) };
+    if (options.tempDirectory) config.temp_directory = options.tempDirectory;
+    if (options.memoryLimit) config.memory_limit = options.memoryLimit;
+    const instance = await duckdb.DuckDBInstance.create(path, config);
     try {
       const writer = new ConnectionSql(await instance.connect(), options.observeWrites);
       await migrate(writer, options.migrations ?? defaultMigrations);

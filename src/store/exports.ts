@@ -1,6 +1,10 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { DataFormat, ExportTable } from '../api/constants.js';
-import type { Params, Store } from './db.js';
 import { COMMISSIONS, statusAt } from './commissions.js';
+import { list, type Params, type Store } from './db.js';
+import type { PostgresStore } from './postgres-store.js';
 
 /** Which of a program's rows an export writes (docs/behaviour.md §14.8). */
 export type ExportFilter = {
@@ -90,25 +94,103 @@ const COPY_OPTIONS: Record<DataFormat, string> = {
   parquet: 'FORMAT parquet',
 };
 
-/** The SELECT of a table's rows under the filter, in order, and its parameters. */
-export function exportSelect(table: ExportTable, filter: ExportFilter): { select: string; params: Params } {
+/** The SELECT of a table's rows under the filter, in order, its parameters, and the conditions it puts on each alias. */
+export function exportSelect(table: ExportTable, filter: ExportFilter): { select: string; params: Params; conditions: Map<string, string> } {
   const params: Params = [filter.programId];
   const param = (value: Date) => `$${params.push(value)}`;
   const from = filter.from && param(filter.from);
   const to = filter.to && param(filter.to);
+  const conditions = new Map<string, string>();
   const where: Where = (alias, time, test) => {
-    const conditions = [`${alias}.program_id = $1`];
-    if (from) conditions.push(`${time} >= ${from}`);
-    if (to) conditions.push(`${time} <= ${to}`);
-    if (test && !filter.includeTest) conditions.push(`NOT ${test}`);
-    return conditions.join(' AND ');
+    const terms = [`${alias}.program_id = $1`];
+    if (from) terms.push(`${time} >= ${from}`);
+    if (to) terms.push(`${time} <= ${to}`);
+    if (test && !filter.includeTest) terms.push(`NOT ${test}`);
+    const text = terms.join(' AND ');
+    conditions.set(alias, text);
+    return text;
   };
-  return { select: `${TABLES[table](where, () => param(filter.now))} ORDER BY ${ORDER[table]}`, params };
+  return { select: `${TABLES[table](where, () => param(filter.now))} ORDER BY ${ORDER[table]}`, params, conditions };
+}
+
+/**
+ * The tables each export's SELECT reads, for the PostgreSQL path: each with the alias whose
+ * conditions select its rows, or null for the program's rows (PROGRAM_ROWS).
+ */
+const READS: Record<ExportTable, Record<string, string | null>> = {
+  clicks: { clicks: 'c', partner_programs: null },
+  customers: { customers: 'cu', partner_programs: null, partners: null },
+  sales: { sale_events: 's', test_sale_events: 't', customers: null, partner_programs: null, partners: null },
+  commissions: { commissions: 'c', programs: null, partner_programs: null, partners: null },
+  refunds: { refunds: 'r', partner_programs: null, partners: null },
+  payouts: { payouts: 'po', partners: null },
+};
+
+/** The rows of program $1 in a table without a program_id of its own; `program_id = $1` in the others. */
+const PROGRAM_ROWS: Record<string, string> = {
+  programs: 'id = $1',
+  partners: 'id IN (SELECT partner_id FROM partner_programs WHERE program_id = $1)',
+};
+
+/** PostgreSQL's COPY … (FORMAT csv) as DuckDB reads it back: an empty quoted value is an empty text, not NULL. */
+const CSV_IN = `FORMAT csv, HEADER false, AUTO_DETECT false, DELIM ',', QUOTE '"', ESCAPE '"', ALLOW_QUOTED_NULLS false`;
+
+/** What the staging DuckDB may hold in memory; beyond it, it spills to its temporary directory. */
+const STAGING_MEMORY = '1GB';
+
+/** Progress of the PostgreSQL path: the share of the time copying out of PostgreSQL and loading DuckDB take (measured, §18.6). */
+const STAGES = { copyOut: 0.4, load: 0.7 };
+
+/**
+ * An export from PostgreSQL (docs/architecture.md §18.6): the rows its SELECT reads are copied out
+ * of PostgreSQL as CSV, in one snapshot, into tables of the same names and columns in an in-memory
+ * DuckDB, which then runs the very statement of the DuckDB path: the file is byte for byte what
+ * DuckDB writes from the same data. Everything staged lives in a private temporary directory
+ * (DuckDB spills there), removed at the end.
+ */
+async function copyFromPostgres(
+  store: PostgresStore,
+  table: ExportTable,
+  { select, params, conditions }: ReturnType<typeof exportSelect>,
+  options: string,
+  path: string,
+  onProgress?: (fraction: number) => void,
+): Promise<number> {
+  const { DuckDBStore } = await import('./duckdb-store.js');
+  const dir = await mkdtemp(join(tmpdir(), 'partnerkit-export-stage-'));
+  try {
+    const staging = await DuckDBStore.open(':memory:', { readers: 1, tempDirectory: dir, memoryLimit: STAGING_MEMORY });
+    try {
+      const staged = await staging.read((sql) =>
+        sql.all<{ name: string; columns: string[] }>(
+          `SELECT table_name AS name, list(CASE WHEN data_type LIKE '%[]' THEN 'array_to_json(' || column_name || ')' ELSE column_name END ORDER BY column_index) AS columns
+           FROM duckdb_columns() WHERE table_name IN (SELECT unnest($1::VARCHAR[])) GROUP BY table_name`,
+          [list(Object.keys(READS[table]))],
+        ),
+      );
+      const files = staged.map(({ name, columns }) => {
+        const alias = READS[table][name];
+        const rows = alias === null ? `${name} WHERE ${PROGRAM_ROWS[name] ?? 'program_id = $1'}` : `${name} ${alias} WHERE ${conditions.get(alias)}`;
+        return { name, sql: `SELECT ${columns.join(', ')} FROM ${rows}`, params, path: join(dir, `${name}.csv`) };
+      });
+      await store.copyOut(files, onProgress && ((fraction) => onProgress(fraction * STAGES.copyOut)));
+      for (const [i, file] of files.entries()) {
+        await staging.transaction((sql) => sql.run(`COPY ${file.name} FROM '${file.path.replaceAll("'", "''")}' (${CSV_IN})`));
+        await rm(file.path);
+        onProgress?.(STAGES.copyOut + ((i + 1) / files.length) * (STAGES.load - STAGES.copyOut));
+      }
+      return await staging.copyTo(select, params, path, options, onProgress && ((fraction) => onProgress(STAGES.load + fraction * (1 - STAGES.load))));
+    } finally {
+      await staging.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** Writes a table's rows under the filter to `path` in `format`; answers the number of rows. */
 export function copyTable(store: Store, table: ExportTable, filter: ExportFilter, format: DataFormat, path: string, onProgress?: (fraction: number) => void): Promise<number> {
-  const { select, params } = exportSelect(table, filter);
-  if (store.engine === 'postgres') throw new Error('exports from PostgreSQL are not built yet');
-  return store.copyTo(select, params, path, COPY_OPTIONS[format], onProgress);
+  const query = exportSelect(table, filter);
+  if (store.engine === 'postgres') return copyFromPostgres(store, table, query, COPY_OPTIONS[format], path, onProgress);
+  return store.copyTo(query.select, query.params, path, COPY_OPTIONS[format], onProgress);
 }

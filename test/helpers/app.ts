@@ -4,6 +4,7 @@ import { buildApp, DEFAULT_EDGE, type AppDeps } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { sha256 } from '../../src/domain/secrets.js';
 import type { Store } from '../../src/store/db.js';
+import { openStore } from '../../src/store/open.js';
 import { openTestStore } from './engine.js';
 import { factories, type Factories, type Fields, type ProgramFixture } from './factories.js';
 
@@ -62,6 +63,8 @@ export type TestAppOptions = {
   trustProxy?: boolean;
   /** A database file instead of a fresh in-memory one (a restart opens the same path again). */
   path?: string;
+  /** A DuckDB store whatever the test engine: a twin to compare the PostgreSQL store's answers with. */
+  duckdb?: boolean;
   /** Sees the SQL text of every statement the store's writer runs (appends as `APPEND <table>`). */
   observeWrites?: (sql: string) => void;
   /** The request log, as `serve` writes it (none by default). */
@@ -75,7 +78,9 @@ export type TestAppOptions = {
 /** An app over a fresh store of the test engine (in-memory DuckDB, or a PostgreSQL schema) with a movable clock, closed when the test that built it finishes. */
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const clock = testClock(options.now ?? T0);
-  const store = await openTestStore({ path: options.path, observeWrites: options.observeWrites });
+  const store = options.duckdb
+    ? await openStore({ duckdb: options.path ?? ':memory:' }, { observeWrites: options.observeWrites })
+    : await openTestStore({ path: options.path, observeWrites: options.observeWrites });
   // Finished hooks run last-registered first: the app closes before its store.
   onTestFinished(() => store.close());
   const unlimited = { max: 100_000, windowSeconds: 1 };

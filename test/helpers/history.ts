@@ -1,4 +1,4 @@
-import { buildTestApp, type TestApp } from './app.js';
+import { buildTestApp, type TestApp, type TestAppOptions } from './app.js';
 
 /** The instant the report tests read their history at. */
 export const NOW = '2026-03-10T15:00:00.000Z';
@@ -32,8 +32,8 @@ async function clicks(t: TestApp, partner: Pick<Enrolled, 'refCode'>, n: number)
  * occurred_at the evening before; test-mode data and a second program's on the same days must not
  * count.
  */
-export async function reportHistory() {
-  const t = await buildTestApp({ now: '2026-02-20T09:00:00.000Z' });
+export async function reportHistory(options: TestAppOptions = {}) {
+  const t = await buildTestApp({ ...options, now: '2026-02-20T09:00:00.000Z' });
   const a = await t.program();
   const b = await t.program({ name: 'Other program' });
   const enroll = async (email: string): Promise<Enrolled> => {
