@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DuckDBStore } from '../../src/store/duckdb-store.js';
 import { cliEnv, runCli, tempDataDir } from '../helpers/cli.js';
+import { openTestStore, TEST_ENGINE } from '../helpers/engine.js';
 
 // Runs against dist/: `npm run build` first.
 const NOW = '2026-03-10T15:00:00.000Z';
@@ -17,7 +17,7 @@ const DEMO = ['demo', '--days', '10', '--clicks', '3000', '--seed', '5', '--json
 type Day = { date: string; period: string; clicks: number; leads: number; conversions: number; revenue: number; partners: number; sales: number; commission: number };
 type Totals = { clicks: number; leads: number; leadStatus: number; conversions: number; revenueCents: number; partners: number; sales: number; commissionCents: number };
 
-/** Each event of program 1 with the UTC day that dates it in the report (the specification's dating), read from the file. */
+/** Each event of program 1 with the UTC day that dates it in the report (the specification's dating), read from the data dir's database. */
 type Events = {
   clicks: string[];
   customers: Array<{ signup: string; status: string; firstPurchase: string | null }>;
@@ -27,8 +27,8 @@ type Events = {
 };
 
 async function readEvents(dataDir: string): Promise<Events> {
-  const day = (column: string) => `strftime(${column}, '%Y-%m-%d')`;
-  const store = await DuckDBStore.open(join(dataDir, 'partnerkit.duckdb'));
+  const day = (column: string) => (TEST_ENGINE === 'postgres' ? `to_char(${column}, 'YYYY-MM-DD')` : `strftime(${column}, '%Y-%m-%d')`);
+  const store = await openTestStore({ dataDir });
   try {
     return await store.read(async (sql) => ({
       clicks: (await sql.all<{ day: string }>(`SELECT ${day('created_at')} AS day FROM clicks WHERE program_id = 1 AND NOT is_test ORDER BY id`)).map((r) => r.day),
