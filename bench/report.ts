@@ -113,7 +113,7 @@ export async function benchReports(dataDir: string, programId: number, warmRuns 
       const window = reportWindow(requestedRange(query), new Date(NOW), created);
       const rawRun = async () => {
         const started = performance.now();
-        await store.read((sql) => performanceSql(sql, programId, window));
+        await store.read((sql) => performanceSql(store, sql, programId, window));
         return performance.now() - started;
       };
       await rawRun();

@@ -40,8 +40,9 @@ export default class Demo extends PartnerkitCommand {
     let loaded: DemoResult;
     const server = flags.url ?? runningServer(dir)?.url;
     try {
-      // A server holding the data dir runs the same loader (POST /api/admin/demo) and streams its progress; otherwise load here.
-      loaded = server
+      // A server holding the data dir's DuckDB file runs the same loader (POST /api/admin/demo) and
+      // streams its progress; otherwise (always with PostgreSQL, which every process opens) load here.
+      loaded = this.serverUrl(flags)
         ? await this.withClient(flags, {}, (client) => client.demo.load(options, { onProgress }))
         : await this.loadLocally(dir, options, onProgress);
     } finally {

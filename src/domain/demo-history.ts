@@ -13,17 +13,17 @@ import { commissionCents, holdUntil } from './commission.js';
 export type DemoFrame = { programId: number; firstDay: number; now: number };
 
 /** The tables whose ids a history takes from the store. */
-export const DEMO_ID_TABLES = ['partners', 'partner_programs', 'clicks', 'customers', 'sale_events', 'commissions'] as const;
+export type DemoIdTable = 'partners' | 'partner_programs' | 'clicks' | 'customers' | 'sale_events' | 'commissions';
 
 /**
- * What a history takes from outside: `reserve` returns the first of `count` consecutive ids of a
- * table, and `refCode` a referral code, which must be unique across loads, so two loads of one
- * seed cannot share a code.
+ * A history's request for ids, yielded before the rows that use them: it resumes with the first of
+ * `count` consecutive new ids of `table`, which the store may have to take from the database
+ * (PostgreSQL's counters) between two parts.
  */
-export type DemoSources = {
-  reserve(table: (typeof DEMO_ID_TABLES)[number], count: number): number;
-  refCode(): string;
-};
+export type IdRequest = { reserve: DemoIdTable; count: number };
+
+/** What a history takes from outside: `refCode` a referral code, which must be unique across loads, so two loads of one seed cannot share a code. */
+export type DemoSources = { refCode(): string };
 
 type DemoCounts = DemoResult['counts'];
 
@@ -110,11 +110,11 @@ type Sale = { customer: Customer; at: number; cents: number; product: string; re
  * commissions over the frame's days. Yields the rows in the order they are to be appended, each
  * table in time order: partners, their enrollments, the clicks one day at a time (so memory
  * grows with customers and sales, not clicks), then customers, sales, their ledger entries and
- * commissions; returns the counts. The same options, frame and sources give the same rows.
+ * commissions; before a table's first rows, the request for their ids; returns the counts. The
+ * same options, frame, sources and ids give the same rows.
  */
-export function* demoHistory(options: DemoOptions, frame: DemoFrame, sources: DemoSources): Generator<BulkRows, DemoCounts, void> {
+export function* demoHistory(options: DemoOptions, frame: DemoFrame, sources: DemoSources): Generator<BulkRows | IdRequest, DemoCounts, number> {
   const { programId, firstDay, now } = frame;
-  const { reserve } = sources;
   const random = seededRandom(options.seed);
 
   // Partners: a third from the first day, the rest joining over the period; a few bring most clicks.
@@ -122,8 +122,8 @@ export function* demoHistory(options: DemoOptions, frame: DemoFrame, sources: De
   const joined = Array.from({ length: partnerCount }, (_, i) =>
     i < Math.ceil(partnerCount / 3) ? firstDay : firstDay + Math.floor(random() * (now - firstDay)),
   ).sort((a, b) => a - b);
-  const partnerId = reserve('partners', partnerCount);
-  const enrollmentId = reserve('partner_programs', partnerCount);
+  const partnerId = yield { reserve: 'partners', count: partnerCount };
+  const enrollmentId = yield { reserve: 'partner_programs', count: partnerCount };
   const partnerIds = joined.map((_, i) => partnerId + i);
   const enrollmentIds = joined.map((_, i) => enrollmentId + i);
   yield {
@@ -159,7 +159,7 @@ export function* demoHistory(options: DemoOptions, frame: DemoFrame, sources: De
     return growth * (weekday === 0 || weekday === 6 ? 0.75 : 1) * (0.85 + 0.3 * random()) * share;
   });
   const perDay = apportion(options.clicks, weights);
-  let clickRowId = reserve('clicks', options.clicks);
+  let clickRowId = yield { reserve: 'clicks', count: options.clicks };
   const customers: Customer[] = [];
   for (let d = 0; d < days.length; d++) {
     const n = perDay[d];
@@ -200,7 +200,7 @@ export function* demoHistory(options: DemoOptions, frame: DemoFrame, sources: De
 
   const sales = purchases(customers, random, now);
   customers.sort((a, b) => a.signup - b.signup);
-  const customerId = reserve('customers', customers.length);
+  const customerId = yield { reserve: 'customers', count: customers.length };
   const customerIds = new Map(customers.map((c, i) => [c, customerId + i]));
   yield {
     table: 'customers',
@@ -223,8 +223,8 @@ export function* demoHistory(options: DemoOptions, frame: DemoFrame, sources: De
   };
 
   sales.sort((a, b) => a.at - b.at);
-  const saleId = reserve('sale_events', sales.length);
-  const commissionId = reserve('commissions', sales.length);
+  const saleId = yield { reserve: 'sale_events', count: sales.length };
+  const commissionId = yield { reserve: 'commissions', count: sales.length };
   const saleIds = sales.map((_, i) => saleId + i);
   const transactionIds = saleIds.map((id) => `in_demo_${id}`);
   const programIds = sales.map(() => programId);

@@ -1,6 +1,6 @@
 import type { DemoOptions, DemoPhase, DemoProgress, DemoResult } from '../api/index.js';
-import { BulkLoad } from '../store/demo-loader.js';
-import { DEMO_ID_TABLES, DEMO_TERMS, demoHistory, historyStart } from './demo-history.js';
+import { bulkLoad } from '../store/demo-loader.js';
+import { DEMO_TERMS, demoHistory, historyStart } from './demo-history.js';
 import type { Deps } from './deps.js';
 import * as provisioning from './provisioning.js';
 import { randomCode } from './secrets.js';
@@ -14,8 +14,8 @@ export type DemoProgressListener = (progress: DemoProgress) => void;
  * `partnerkit demo`: a program with partners, a workspace member and a session, a portal session of
  * its first partner, and a history of clicks, leads, conversions, sales (renewals included) and
  * commissions over the last `days` days, the same for the same seed. Provisioning goes through the
- * domain functions; the history, made by demoHistory, is bulk-loaded in one transaction through the
- * appender (the one exception to the HTTP path).
+ * domain functions; the history, made by demoHistory, is bulk-loaded in one transaction through
+ * DuckDB's appender or PostgreSQL's COPY (the one exception to the HTTP path).
  */
 export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoProgressListener = () => {}): Promise<DemoResult> {
   const now = deps.clock.now().getTime();
@@ -35,30 +35,34 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
   await provisioning.setMembership(deps, program.id, DEMO_MEMBER_EMAIL, 'active');
   const session = await provisioning.createSession(deps, DEMO_MEMBER_EMAIL, 24);
 
-  // Ids come from the store's counters, primed once, so live writes during the load never collide.
   const store = deps.store;
-  if (store.engine === 'postgres') throw new Error('the demo loader on PostgreSQL is not built yet');
-  const reserve = await store.transaction((sql) => store.idAllocator(sql, Object.fromEntries(DEMO_ID_TABLES.map((table) => [table, 0]))));
   let firstPartnerId: number | undefined;
-  const counts = await BulkLoad.run(store, async (load) => {
-    const history = demoHistory(options, { programId: program.id, firstDay, now }, { reserve, refCode: randomCode });
+  const counts = await bulkLoad(store, program.id, async (load) => {
+    const history = demoHistory(options, { programId: program.id, firstDay, now }, { refCode: randomCode });
     const report = (phase: DemoPhase, done: number) => progress({ phase, done, total: options.clicks });
     let written = 0;
-    for (let part = history.next(); ; part = history.next()) {
-      if (part.done) {
-        // BulkLoad commits when this returns: seconds for millions of rows.
-        report('commit', written);
-        return part.value;
+    let step = history.next();
+    while (!step.done) {
+      const part = step.value;
+      if ('reserve' in part) {
+        // From the store's counters, outside the load, so live writes during it never collide.
+        step = history.next(await store.transaction((sql) => store.nextId(sql, part.reserve, part.count)));
+        continue;
       }
-      await load.append(part.value);
-      if (part.value.table === 'partners') firstPartnerId = part.value.columns.id[0] as number;
-      if (part.value.table !== 'clicks' || part.value.rowCount === 0) continue;
-      written += part.value.rowCount;
-      // After the last day's clicks the generator works out the leads and sales before yielding them.
-      report(written === options.clicks ? 'sales' : 'clicks', written);
-      // Between days, let timers (a progress bar), a streamed answer and, in a server, other requests run.
-      await new Promise((resolve) => setImmediate(resolve));
+      await load.append(part);
+      if (part.table === 'partners') firstPartnerId = part.columns.id[0] as number;
+      if (part.table === 'clicks' && part.rowCount > 0) {
+        written += part.rowCount;
+        // After the last day's clicks the generator works out the leads and sales before yielding them.
+        report(written === options.clicks ? 'sales' : 'clicks', written);
+        // Between days, let timers (a progress bar), a streamed answer and, in a server, other requests run.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      step = history.next();
     }
+    // The load commits when this returns: seconds for millions of rows.
+    report('commit', written);
+    return step.value;
   });
 
   // After the commit: the partner exists only once the history is written.

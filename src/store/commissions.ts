@@ -77,7 +77,9 @@ export function findCommissions(sql: Sql, programId: number, now: Date, ids: num
 
 /** Sets the stored status and reason of the program's commissions `ids`. */
 export async function setCommissionStatus(sql: Sql, programId: number, ids: number[], status: CommissionStatus, reason: string | null): Promise<void> {
-  await sql.run('UPDATE commissions SET status = $3, reason = $4 WHERE program_id = $1 AND id = ANY($2::BIGINT[])', [programId, list(ids), status, reason]);
+  await sql.write('commissions', 'UPDATE commissions SET status = $3, reason = $4 WHERE program_id = $1 AND id = ANY($2::BIGINT[])', [
+    programId, list(ids), status, reason,
+  ]);
 }
 
 /**

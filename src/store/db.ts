@@ -41,7 +41,13 @@ export interface Sql {
   all<T = Row>(sql: string, params?: Params): Promise<T[]>;
   one<T = Row>(sql: string, params?: Params): Promise<T | undefined>;
   run(sql: string, params?: Params): Promise<void>;
-  /** Appends rows to a table inside the writer's transaction (writer only). */
+  /**
+   * Runs an INSERT or UPDATE of rows of `table`, naming the table without an alias (writer only):
+   * on PostgreSQL the reports' rollups of the rows it changes follow in the same statement
+   * (docs/architecture.md §18.5). Every write to a table the reports read goes through here or append.
+   */
+  write(table: string, sql: string, params?: Params): Promise<void>;
+  /** Appends rows to a table inside the writer's transaction (writer only), with their rollups as write keeps them. */
   append<R extends object>(table: string, columns: Columns<R>, rows: readonly R[]): Promise<void>;
 }
 

@@ -47,7 +47,8 @@ export function findPartnerByEmail(sql: Sql, email: string): Promise<PartnerRow 
 }
 
 export async function insertPartnerProgram(sql: Sql, pp: PartnerProgramRow): Promise<void> {
-  await sql.run(
+  await sql.write(
+    'partner_programs',
     'INSERT INTO partner_programs (id, partner_id, program_id, ref_code, status, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
     [pp.id, pp.partner_id, pp.program_id, pp.ref_code, pp.status, pp.created_at],
   );
@@ -99,7 +100,7 @@ export async function enrollmentCurrencies(sql: Sql, programId: number, enrollme
     `SELECT DISTINCT currency FROM (
        SELECT currency FROM sale_events WHERE program_id = $1 AND partner_program_id = $2
        UNION ALL SELECT currency FROM commissions WHERE program_id = $1 AND partner_program_id = $2
-     ) ORDER BY currency LIMIT $3`,
+     ) AS c ORDER BY currency LIMIT $3`,
     [programId, enrollmentId, limit],
   );
   return rows.map((r) => r.currency);

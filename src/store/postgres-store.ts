@@ -1,11 +1,13 @@
 import { createWriteStream } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { randomInt } from 'node:crypto';
 import pg from 'pg';
 import { to as copyToStdout } from 'pg-copy-streams';
 import { DayParam, ListParam, type Columns, type ColumnType, type IdAllocator, type Param, type Params, type Row, type Sql, type StatementObserver, type StoreEngine } from './db.js';
 import type { Migration } from './migrations/index.js';
 import { postgresMigrations } from './migrations/postgres.js';
+import { appendWithRollups, rollsUp, writeWithRollups } from './rollups.js';
 
 /*
  * The PostgreSQL engine (docs/architecture.md §18): any number of processes share one database.
@@ -101,6 +103,8 @@ class ClientSql<C extends pg.ClientBase = pg.Client> implements Sql {
   readonly engine = 'postgres';
   constructor(
     readonly client: C,
+    /** The process's writer id, which keys its rollup rows (docs/architecture.md §18.5). */
+    private readonly writerId: number,
     private readonly observe?: StatementObserver,
   ) {}
 
@@ -128,13 +132,25 @@ class ClientSql<C extends pg.ClientBase = pg.Client> implements Sql {
     await this.query(sql, params);
   }
 
-  /** One INSERT of every row: each column goes over as one array parameter, unnested back into rows. */
+  async write(table: string, sql: string, params: Params = []): Promise<void> {
+    if (!rollsUp(table)) return this.run(sql, params);
+    await this.query(writeWithRollups(table, sql, `$${params.length + 1}`), [...params, this.writerId]);
+  }
+
+  /**
+   * One INSERT of every row: each column goes over as one array parameter, unnested back into rows;
+   * the rows' rollups are summed from what it returns, in the same statement.
+   */
   async append<R extends object>(table: string, columns: Columns<R>, rows: readonly R[]): Promise<void> {
     if (rows.length === 0) return;
     const names = columns.map(([name]) => name).join(', ');
     const arrays = columns.map(([, type], i) => `$${i + 1}::${ARRAY_TYPE[type]}`).join(', ');
-    const values = columns.map(([name, type]) => rows.map((row) => columnValue(type, row[name])));
-    const text = `INSERT INTO ${table} (${names}) SELECT * FROM unnest(${arrays})`;
+    const values: unknown[] = columns.map(([name, type]) => rows.map((row) => columnValue(type, row[name])));
+    let text = `INSERT INTO ${table} (${names}) SELECT * FROM unnest(${arrays})`;
+    if (rollsUp(table)) {
+      text = appendWithRollups(table, text, `$${values.length + 1}`);
+      values.push(this.writerId);
+    }
     const started = this.observe && performance.now();
     try {
       await this.client.query({ name: statementName(text), text, values });
@@ -187,6 +203,11 @@ export class PostgresStore implements StoreEngine {
 
   private constructor(
     private readonly url: string,
+    /**
+     * This process's writer id, picked at random at open: its rollup rows are keyed by it, so no
+     * other instance ever updates them (docs/architecture.md §18.5).
+     */
+    readonly writerId: number,
     private readonly readers: pg.Pool,
     /** Takes ids in statements of their own, outside every transaction, as a sequence does. */
     private readonly ids: pg.Pool,
@@ -196,7 +217,8 @@ export class PostgresStore implements StoreEngine {
   ) {}
 
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
-    const writer = await connect(url, options.observeWrites);
+    const writerId = randomInt(1, 2 ** 48); // 0 is the rows built in bulk (rollups.ts)
+    const writer = await connect(url, writerId, options.observeWrites);
     try {
       await migrate(writer, options.migrations ?? postgresMigrations);
     } catch (error) {
@@ -208,14 +230,14 @@ export class PostgresStore implements StoreEngine {
     // An idle pooled connection that drops is replaced on the next checkout; the error is not the caller's.
     readers.on('error', () => {});
     ids.on('error', () => {});
-    return new PostgresStore(url, readers, ids, writer, options.observeWrites);
+    return new PostgresStore(url, writerId, readers, ids, writer, options.observeWrites);
   }
 
   async read<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     this.assertOpen();
     const client = await this.readers.connect();
     try {
-      return await fn(new ClientSql<pg.PoolClient>(client));
+      return await fn(new ClientSql<pg.PoolClient>(client, this.writerId));
     } finally {
       client.release();
     }
@@ -286,7 +308,7 @@ export class PostgresStore implements StoreEngine {
    */
   async copyOut(queries: readonly CopyOut[], onProgress?: (fraction: number) => void): Promise<void> {
     this.assertOpen();
-    const { client } = await connect(this.url);
+    const { client } = await connect(this.url, this.writerId);
     try {
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL DateStyle = 'ISO, YMD'");
       const texts = queries.map(({ sql, params }) => inline(sql, params));
@@ -315,6 +337,15 @@ export class PostgresStore implements StoreEngine {
     }
   }
 
+  /** A connection of its own for bulk loads (COPY), outside the writer's queue; the caller ends it. */
+  async bulkConnection(): Promise<pg.Client> {
+    this.assertOpen();
+    const client = new pg.Client(connectionOptions(this.url));
+    client.on('error', () => {}); // a broken connection fails the load's next query
+    await client.connect();
+    return client;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     while (this.draining || this.queue.length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -340,7 +371,7 @@ export class PostgresStore implements StoreEngine {
     for (let attempt = 1; ; attempt++) {
       let writer: ClientSql | undefined;
       try {
-        writer = this.writer ??= await connect(this.url, this.observeWrites);
+        writer = this.writer ??= await connect(this.url, this.writerId, this.observeWrites);
         await writer.run('BEGIN ISOLATION LEVEL SERIALIZABLE');
         const value = await fn(writer);
         await this.releaseUnused();
@@ -369,11 +400,11 @@ export class PostgresStore implements StoreEngine {
   }
 }
 
-async function connect(url: string, observe?: StatementObserver): Promise<ClientSql> {
+async function connect(url: string, writerId: number, observe?: StatementObserver): Promise<ClientSql> {
   const client = new pg.Client(connectionOptions(url));
   client.on('error', () => {}); // a broken connection fails its next query, which rolls back and reconnects
   await client.connect();
-  return new ClientSql(client, observe);
+  return new ClientSql(client, writerId, observe);
 }
 
 async function migrate(sql: ClientSql, migrations: readonly Migration[]): Promise<void> {

@@ -143,7 +143,8 @@ export type CommissionChange = { id: number; amount_cents: number; status: Commi
 /** New amounts and statuses of commissions, in one statement. */
 export async function updateCommissions(sql: Sql, changes: CommissionChange[]): Promise<void> {
   if (changes.length === 0) return;
-  await sql.run(
+  await sql.write(
+    'commissions',
     `UPDATE commissions SET amount_cents = u.amount_cents, status = u.status
      FROM (SELECT unnest($1::BIGINT[]) AS id, unnest($2::BIGINT[]) AS amount_cents, unnest($3::VARCHAR[]) AS status) u
      WHERE commissions.id = u.id`,

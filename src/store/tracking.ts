@@ -134,7 +134,8 @@ export function findCustomersByClicks(sql: Sql, clickRowIds: number[]): Promise<
 
 export async function markConverted(sql: Sql, customerIds: number[], at: Date): Promise<void> {
   if (customerIds.length === 0) return;
-  await sql.run(
+  await sql.write(
+    'customers',
     "UPDATE customers SET status = 'conversion', first_purchase_date = $2, first_purchase_day = $3 WHERE id = ANY($1::BIGINT[]) AND status = 'lead'",
     [list(customerIds), at, dayValue(at)],
   );

@@ -17,7 +17,7 @@ const DEMO = ['demo', '--days', '10', '--clicks', '3000', '--seed', '5', '--json
 type Day = { date: string; period: string; clicks: number; leads: number; conversions: number; revenue: number; partners: number; sales: number; commission: number };
 type Totals = { clicks: number; leads: number; leadStatus: number; conversions: number; revenueCents: number; partners: number; sales: number; commissionCents: number };
 
-/** Each event of program 1 with the UTC day that dates it in the report (the specification's dating), read from the file. */
+/** Each event of program 1 with the UTC day that dates it in the report (the specification's dating), read from the data dir's database. */
 type Events = {
   clicks: string[];
   customers: Array<{ signup: string; status: string; firstPurchase: string | null }>;

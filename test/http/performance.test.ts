@@ -203,18 +203,25 @@ describe('sums beyond 2^53 (docs/behaviour.md §5.9)', () => {
   const MAX = 9_007_199_254_740_991; // the largest amount_cents the API accepts
   const COMMISSION = 1_801_439_850_948_198; // 20 % of it, half up
 
-  /** `count` more paid sales of MAX with their 20 % commissions at `at`, written straight to the store (an API call each would take minutes). */
+  /**
+   * `count` more paid sales of MAX with their 20 % commissions at `at`, written straight to the
+   * store (an API call each would take minutes), through write() as every store function writes.
+   */
   async function bigSales(t: TestApp, program: ProgramFixture, customerId: number, firstId: number, count: number, at: string) {
     const rows = [firstId, program.id, program.partnerProgramId, new Date(at), count];
     await t.store.transaction(async (sql) => {
-      await sql.run(
+      await sql.write(
+        'sale_events',
         `INSERT INTO sale_events (id, program_id, customer_id, partner_program_id, transaction_id, amount_cents, currency, sale_type, is_recurring, source, status, received_at, paid_day)
-         SELECT $1 + i, $2, $6, $3, 'in_big_' || ($1 + i), $7, 'USD', 'payment', false, 'api', 'paid', $4, CAST($4 AS DATE) FROM range($5) r(i)`,
+         SELECT $1::BIGINT + i, $2::BIGINT, $6::BIGINT, $3::BIGINT, 'in_big_' || ($1::BIGINT + i), $7::BIGINT, 'USD', 'payment', false, 'api', 'paid', $4::TIMESTAMP, CAST($4::TIMESTAMP AS DATE)
+         FROM generate_series(0, $5::BIGINT - 1) AS r(i)`,
         [...rows, customerId, MAX],
       );
-      await sql.run(
+      await sql.write(
+        'commissions',
         `INSERT INTO commissions (id, program_id, sale_id, partner_program_id, amount_cents, currency, status, hold_until, created_at, day)
-         SELECT $1 + i, $2, $1 + i, $3, $6, 'USD', 'pending', $4, $4, CAST($4 AS DATE) FROM range($5) r(i)`,
+         SELECT $1::BIGINT + i, $2::BIGINT, $1::BIGINT + i, $3::BIGINT, $6::BIGINT, 'USD', 'pending', $4::TIMESTAMP, $4::TIMESTAMP, CAST($4::TIMESTAMP AS DATE)
+         FROM generate_series(0, $5::BIGINT - 1) AS r(i)`,
         [...rows, COMMISSION],
       );
     });

@@ -9,25 +9,26 @@ const FRAME: DemoFrame = { programId: 4, firstDay: historyStart(NOW, OPTIONS.day
 // Columns holding instants of the history itself; hold_until lies after it by design.
 const INSTANTS = ['created_at', 'day', 'signup_date', 'first_purchase_date', 'attributed_from', 'signup_day', 'first_purchase_day', 'received_at', 'paid_day'];
 
-/** Runs a history to its end with a store-like reservation (tables already holding rows) and numbered referral codes. */
+/** Runs a history to its end, answering its id requests as a store would (tables already holding rows), with numbered referral codes. */
 function generate(options = OPTIONS, frame = FRAME) {
   const next: Record<string, number> = { partners: 11, partner_programs: 21, clicks: 1001, customers: 501, sale_events: 301, commissions: 201 };
   const reserved: Array<{ table: string; first: number; count: number }> = [];
   let codes = 0;
-  const sources: DemoSources = {
-    reserve: (table, count) => {
+  const sources: DemoSources = { refCode: () => `code${++codes}` };
+  const parts: BulkRows[] = [];
+  const history = demoHistory(options, frame, sources);
+  for (let step = history.next(); ; ) {
+    if (step.done) return { parts, counts: step.value, reserved };
+    if ('reserve' in step.value) {
+      const { reserve: table, count } = step.value;
       const first = next[table];
       next[table] += count;
       reserved.push({ table, first, count });
-      return first;
-    },
-    refCode: () => `code${++codes}`,
-  };
-  const parts: BulkRows[] = [];
-  const history = demoHistory(options, frame, sources);
-  for (let step = history.next(); ; step = history.next()) {
-    if (step.done) return { parts, counts: step.value, reserved };
+      step = history.next(first);
+      continue;
+    }
     parts.push(step.value);
+    step = history.next();
   }
 }
 
@@ -101,7 +102,7 @@ describe('demoHistory (the demo loader’s generator)', () => {
     expect(counts.commissions).toBe(counts.sales);
   });
 
-  test('ids are consecutive from what reserve handed out, once per table, and the rows refer to each other', () => {
+  test('ids are consecutive from the answers to its requests, one per table, and the rows refer to each other', () => {
     const { parts, counts, reserved } = generate();
     expect(reserved).toEqual([
       { table: 'partners', first: 11, count: counts.partners },

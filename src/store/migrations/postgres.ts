@@ -1,3 +1,4 @@
+import { BULK_WRITER, rollUpStored } from '../rollups.js';
 import type { Migration } from './index.js';
 
 /*
@@ -155,5 +156,32 @@ CREATE INDEX payouts_batch ON payouts (batch_id);
 `,
 };
 
+/*
+ * The reports' per-hour rollups (docs/architecture.md §18.5), built from the events already stored,
+ * and the indexes that find the events of a window's partial hours by instant. The reports no longer
+ * read events by their stored day, so those indexes go.
+ */
+const rollups: Migration = {
+  version: 2,
+  name: 'report rollups',
+  sql: `
+CREATE TABLE report_hours (
+  program_id BIGINT NOT NULL, hour TIMESTAMP NOT NULL, partner_program_id BIGINT NOT NULL, writer BIGINT NOT NULL,
+  clicks BIGINT NOT NULL, leads BIGINT NOT NULL, lead_status BIGINT NOT NULL, conversions BIGINT NOT NULL, sales BIGINT NOT NULL,
+  partners BIGINT NOT NULL, revenue_cents hugeint NOT NULL, commission_cents hugeint NOT NULL, refunded_cents hugeint NOT NULL,
+  PRIMARY KEY (program_id, hour, partner_program_id, writer)
+);
+
+DROP INDEX sale_events_program_day;
+CREATE INDEX sale_events_program_paid ON sale_events (program_id, (coalesce(occurred_at, received_at)));
+CREATE INDEX customers_program_purchase ON customers (program_id, first_purchase_date);
+DROP INDEX refunds_program_day;
+CREATE INDEX refunds_program_paid ON refunds (program_id, paid_at);
+CREATE INDEX refunds_program_received ON refunds (program_id, received_at);
+CREATE INDEX commissions_program_time ON commissions (program_id, created_at);
+${rollUpStored('true', String(BULK_WRITER))};
+`,
+};
+
 /** Applied in order on open, under an advisory lock so that instances starting together apply each once. */
-export const postgresMigrations: readonly Migration[] = [schema];
+export const postgresMigrations: readonly Migration[] = [schema, rollups];
