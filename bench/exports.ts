@@ -6,7 +6,7 @@ import { from as copyFromStdin } from 'pg-copy-streams';
 import { DuckDBStore } from '../src/store/duckdb-store.js';
 import { copyTable, type ExportFilter } from '../src/store/exports.js';
 import { PostgresStore } from '../src/store/postgres-store.js';
-import { summarize, tempDir, type Summary } from './lib.js';
+import { postgresSchema, summarize, tempDir, type Summary } from './lib.js';
 import { NOW } from './report.js';
 
 export type ExportFigures = { rows: number; export: Summary; rawCopy: Summary; exportMiB: number; rawMiB: number };
@@ -58,15 +58,9 @@ const TABLES = ['programs', 'partners', 'partner_programs', 'clicks', 'customers
 
 /** The demo's tables copied into a fresh schema of `databaseUrl` as CSV; answers the schema's URL and how to drop it. */
 async function copyToPostgres(duckdb: DuckDBStore, databaseUrl: string, dir: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const schema = `bench_exports_${process.pid}`;
-  const admin = new pg.Client({ connectionString: databaseUrl });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  const url = new URL(databaseUrl);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  const store = await PostgresStore.open(url.toString());
-  await store.close();
-  const client = new pg.Client({ connectionString: url.toString() });
+  const schema = await postgresSchema(databaseUrl, 'exports');
+  await (await PostgresStore.open(schema.url)).close();
+  const client = new pg.Client({ connectionString: schema.url });
   await client.connect();
   try {
     for (const table of TABLES) {
@@ -80,13 +74,7 @@ async function copyToPostgres(duckdb: DuckDBStore, databaseUrl: string, dir: str
   } finally {
     await client.end();
   }
-  return {
-    url: url.toString(),
-    drop: async () => {
-      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-      await admin.end();
-    },
-  };
+  return schema;
 }
 
 /**

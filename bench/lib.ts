@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
+import pg from 'pg';
 
 export const BIN = resolve(import.meta.dirname, '../../bin/run.js');
 
@@ -16,6 +17,23 @@ export function summarize(runs: number[]): Summary {
 export function tempDir(prefix: string): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), `partnerkit-bench-${prefix}-`));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** A fresh schema of the PostgreSQL database at `databaseUrl`: its URL (the schema first on the search path) and how to drop it. */
+export async function postgresSchema(databaseUrl: string, prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const schema = `bench_${prefix}_${process.pid}`;
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const url = new URL(databaseUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.end();
+    },
+  };
 }
 
 /** The n-th of 2^24 distinct client addresses (10.0.0.0/8). */

@@ -1,10 +1,11 @@
 // npm run bench [-- section ...]: the figures and targets of docs/architecture.md §11, each beside a
 // ceiling measured in the same run on the same machine; prints a table and writes the figures to
 // bench/results.json.
-// Sections: cli, sales, refunds, webhooks, clicks, links, mixed, flood, payouts, profile, demo, reports, partners, dashboard, exports, scaling (default: all). BENCH_CLICKS scales the demo
+// Sections: cli, sales, refunds, webhooks, clicks, links, mixed, flood, rate-limits, payouts, profile, demo, reports, partners, dashboard, exports, scaling (default: all). BENCH_CLICKS scales the demo
 // and report data down for a quick try (default 10,000,000); BENCH_SCALING lists the scaling sizes.
 // PARTNERKIT_BENCH_DATABASE_URL names a PostgreSQL database: the exports section then also measures the
-// export from PostgreSQL, in a schema of its own it drops afterwards.
+// export from PostgreSQL, and the rate-limits section (only then) the shared counters, each in a
+// schema of its own dropped afterwards.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
@@ -14,6 +15,7 @@ import { benchDashboard } from './dashboard.js';
 import { benchExports, benchPostgresExports } from './exports.js';
 import { benchClicks, benchFlood, benchLinks, benchMixed } from './clicks.js';
 import { benchPayouts } from './payouts.js';
+import { benchRateLimits } from './rate-limits.js';
 import { profileWrites, type WriteProfile } from './profile.js';
 import { benchRefunds } from './refunds.js';
 import { benchDemo, benchPartnerReport, benchReports, benchScaling, demoDataSet } from './report.js';
@@ -186,6 +188,28 @@ if (wanted('flood')) {
     ceiling: '—',
     ratio: '—',
     target: '401/429 only',
+    met: null,
+  });
+}
+
+if (wanted('rate-limits') && process.env.PARTNERKIT_BENCH_DATABASE_URL) {
+  log('rate-limits: the counters shared through PostgreSQL, 512 callers for 5 s per figure…');
+  const r = await benchRateLimits(process.env.PARTNERKIT_BENCH_DATABASE_URL);
+  results.rateLimits = r;
+  record({
+    figure: 'shared rate limit: one address over its limit',
+    value: `${fmt(r.usedUp.shared)} counts/s`,
+    ceiling: `in-memory store ${fmt(r.usedUp.local)} counts/s`,
+    ratio: `${((100 * r.usedUp.shared) / r.usedUp.local).toFixed(0)} %`,
+    target: 'no round trip: ≥ 50 % of in memory',
+    met: r.usedUp.shared >= 0.5 * r.usedUp.local,
+  });
+  record({
+    figure: `shared rate limit: distinct addresses under it (${r.distinct.callers} at a time)`,
+    value: `${fmt(r.distinct.shared)} counts/s in ${fmt(r.distinct.statementsPerSecond)} statements/s`,
+    ceiling: `one upsert per count ${fmt(r.distinct.perRequest)}/s`,
+    ratio: `${(r.distinct.shared / r.distinct.perRequest).toFixed(1)}×`,
+    target: '—',
     met: null,
   });
 }

@@ -102,6 +102,16 @@ export function routeModulesFor(path: string): RouteModule[] {
 }
 
 /**
+ * Where the rate limits count: in this process's memory, or, on a database other instances share,
+ * in the database (docs/architecture.md §18.7).
+ */
+async function rateLimitStore(store: Store) {
+  if (!store.shared) return undefined;
+  const { SharedCounters, sharedRateLimitStore } = await import('./http/shared-rate-limits.js');
+  return sharedRateLimitStore(await SharedCounters.open(store));
+}
+
+/**
  * The HTTP app, not listening: `serve` listens, tests and the local CLI use inject(). With `routes`,
  * only those modules are registered: the CLI's in-process app (docs/architecture.md §15.3).
  */
@@ -139,7 +149,7 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[] = R
     await app.register(cors(), {
       delegator: (request, callback) => callback(null, { origin: request.url?.startsWith('/api/v1/track/click') ?? false }),
     });
-    await app.register(rateLimit(), { global: false });
+    await app.register(rateLimit(), { global: false, store: await rateLimitStore(deps.store) });
   }
   // API answers hold a session's data: no browser or proxy keeps them (docs/behaviour.md §16.1).
   app.addHook('onSend', async (request, reply) => {

@@ -1,8 +1,9 @@
+import type { RateLimitOptions } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { rateLimit } from './fastify.js';
 
-/** At most `max` requests per window of `windowSeconds`, counted in the server's memory and in real time. */
+/** At most `max` requests per window of `windowSeconds`, in real time: counted in the server's memory, or in a database other instances share (docs/architecture.md §18.7). */
 export type RateLimit = { max: number; windowSeconds: number };
 
 /**
@@ -56,7 +57,9 @@ export type FailedAuthentications = {
 };
 
 export function failedAuthentications(app: FastifyInstance, limit: RateLimit): FailedAuthentications {
-  const counter = app.createRateLimit({ max: limit.max, timeWindow: limit.windowSeconds * 1000 });
+  // groupId names the counter on a shared store; createRateLimit's types leave it out, the plugin takes it.
+  const options: RateLimitOptions = { max: limit.max, timeWindow: limit.windowSeconds * 1000, groupId: 'failed-authentications' };
+  const counter = app.createRateLimit(options);
   const refusal = (ttl: number) => rateLimited('Too many requests with an unknown API key from this address', ttl);
   return {
     async refuseExhausted(request) {

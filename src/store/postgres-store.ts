@@ -211,6 +211,8 @@ export class PostgresStore implements StoreEngine {
     private readonly readers: pg.Pool,
     /** Takes ids in statements of their own, outside every transaction, as a sequence does. */
     private readonly ids: pg.Pool,
+    /** Runs autocommit(): one connection, so its callers' statements go one at a time. */
+    private readonly autocommitted: pg.Pool,
     /** The writer connection; undefined after it broke, until the next transaction connects again. */
     private writer: ClientSql | undefined,
     private readonly observeWrites?: StatementObserver,
@@ -227,15 +229,27 @@ export class PostgresStore implements StoreEngine {
     }
     const readers = new pg.Pool({ ...connectionOptions(url), max: options.readers ?? 4 });
     const ids = new pg.Pool({ ...connectionOptions(url), max: 1 });
+    const autocommitted = new pg.Pool({ ...connectionOptions(url), max: 1 });
     // An idle pooled connection that drops is replaced on the next checkout; the error is not the caller's.
-    readers.on('error', () => {});
-    ids.on('error', () => {});
-    return new PostgresStore(url, writerId, readers, ids, writer, options.observeWrites);
+    for (const pool of [readers, ids, autocommitted]) pool.on('error', () => {});
+    return new PostgresStore(url, writerId, readers, ids, autocommitted, writer, options.observeWrites);
   }
 
-  async read<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+  read<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    return this.pooled(this.readers, fn);
+  }
+
+  /**
+   * Runs `fn` on a connection of its own, outside every transaction: each statement commits by
+   * itself, and waits for no write transaction. For the rate limits' counters (docs/architecture.md §18.7).
+   */
+  autocommit<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    return this.pooled(this.autocommitted, fn);
+  }
+
+  private async pooled<T>(pool: pg.Pool, fn: (sql: Sql) => Promise<T>): Promise<T> {
     this.assertOpen();
-    const client = await this.readers.connect();
+    const client = await pool.connect();
     try {
       return await fn(new ClientSql<pg.PoolClient>(client, this.writerId));
     } finally {
@@ -350,7 +364,7 @@ export class PostgresStore implements StoreEngine {
     if (this.closed) return;
     while (this.draining || this.queue.length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
     this.closed = true;
-    await Promise.allSettled([this.readers.end(), this.ids.end(), this.writer?.client.end()]);
+    await Promise.allSettled([this.readers.end(), this.ids.end(), this.autocommitted.end(), this.writer?.client.end()]);
   }
 
   private assertOpen(): void {

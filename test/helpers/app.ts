@@ -65,6 +65,8 @@ export type TestAppOptions = {
   path?: string;
   /** A DuckDB store whatever the test engine: a twin to compare the PostgreSQL store's answers with. */
   duckdb?: boolean;
+  /** Another app's store, which that app closes: a second app over one DuckDB file, which one process holds. */
+  store?: Store;
   /** Sees the SQL text of every statement the store's writer runs (appends as `APPEND <table>`). */
   observeWrites?: (sql: string) => void;
   /** The request log, as `serve` writes it (none by default). */
@@ -75,14 +77,20 @@ export type TestAppOptions = {
   pages?: string;
 };
 
-/** An app over a fresh store of the test engine (in-memory DuckDB, or a PostgreSQL schema) with a movable clock, closed when the test that built it finishes. */
-export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const clock = testClock(options.now ?? T0);
+/** A fresh store of the test engine (or DuckDB), closed when the test finishes. */
+async function testStore(options: TestAppOptions): Promise<Store> {
   const store = options.duckdb
     ? await openStore({ duckdb: options.path ?? ':memory:' }, { observeWrites: options.observeWrites })
     : await openTestStore({ path: options.path, observeWrites: options.observeWrites });
   // Finished hooks run last-registered first: the app closes before its store.
   onTestFinished(() => store.close());
+  return store;
+}
+
+/** An app over a fresh store of the test engine (in-memory DuckDB, or a PostgreSQL schema) with a movable clock, closed when the test that built it finishes. */
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const clock = testClock(options.now ?? T0);
+  const store = options.store ?? (await testStore(options));
   const unlimited = { max: 100_000, windowSeconds: 1 };
   const deps: AppDeps = {
     store,

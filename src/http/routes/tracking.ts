@@ -20,7 +20,7 @@ export function trackingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     const authenticate = apiKeyAuth(deps, failures);
     const rateLimit = trackingRateLimit({ perKey: deps.rateLimit, perAddress: deps.clicks.rateLimit });
     // One counter for every click a browser makes: through the click endpoint or a partner link.
-    const clickLimit = app.rateLimit(rateLimit);
+    const clickLimit = app.rateLimit({ ...rateLimit, groupId: 'clicks' });
     closeConnectionsOverLimit(app);
 
     // POST /api/v1/track/click: from the merchant's pages (CORS allowed), or from its backend with the program's API key.
