@@ -34,7 +34,7 @@ export async function benchRateLimits(databaseUrl: string, seconds = 5): Promise
   const schema = await postgresSchema(databaseUrl, 'rate_limits');
   const store = await PostgresStore.open(schema.url);
   try {
-    const counters = await SharedCounters.open(store);
+    const counters = new SharedCounters(store);
     const windowMs = 3_600_000;
     const shared: Counter = (key) => counters.count(key, windowMs, 60, true);
     const LocalStore = createRequire(import.meta.url)('@fastify/rate-limit/store/LocalStore') as new (...args: unknown[]) => {
@@ -47,7 +47,7 @@ export async function benchRateLimits(databaseUrl: string, seconds = 5): Promise
 
     // The same counters over the same store, counting the round trips they make.
     let statements = 0;
-    const counting = await SharedCounters.open({ autocommit: (fn) => (statements++, store.autocommit(fn)) } as Pick<PostgresStore, 'autocommit'> as PostgresStore);
+    const counting = new SharedCounters({ autocommit: (fn) => (statements++, store.autocommit(fn)) } as Pick<PostgresStore, 'autocommit'> as PostgresStore);
     statements = 0;
     const batched = await rate((key) => counting.count(key, windowMs, 60, true), (caller, n) => `address-${caller}-${n}`, 512, seconds * 1000);
     const perRequest = await store.autocommit(async (sql) =>

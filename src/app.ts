@@ -108,7 +108,7 @@ export function routeModulesFor(path: string): RouteModule[] {
 async function rateLimitStore(store: Store) {
   if (!store.shared) return undefined;
   const { SharedCounters, sharedRateLimitStore } = await import('./http/shared-rate-limits.js');
-  return sharedRateLimitStore(await SharedCounters.open(store));
+  return sharedRateLimitStore(new SharedCounters(store));
 }
 
 /**

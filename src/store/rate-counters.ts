@@ -3,9 +3,7 @@ import { list, type Sql } from './db.js';
 /*
  * The rate limits' counters on PostgreSQL, shared by every instance (docs/architecture.md §18.7):
  * a row per key with its count in the current window and the instant the window ends, in epoch
- * milliseconds of the instances' clocks. UNLOGGED: counts of windows a minute long need no WAL, and
- * a crash that empties the table only restarts the windows. Made when an app starts rather than by
- * a migration: it holds nothing the schema's other tables refer to, and nothing worth keeping.
+ * milliseconds of the instances' clocks (the table: PostgreSQL migration 3).
  */
 
 /** A key's count in its current window, which ends at `ends_at`. */
@@ -13,17 +11,6 @@ export type WindowCount = { key: string; count: number; ends_at: number };
 
 /** Requests to count against a key, whose window (when a new one starts) lasts `windowMs`. */
 export type Increment = { key: string; count: number; windowMs: number };
-
-/** Two instances starting together may both make the table; the one that loses learns it exists (23505 or 42P07). */
-const MADE_BY_ANOTHER = new Set(['23505', '42P07']);
-
-export async function createRateCounters(sql: Sql): Promise<void> {
-  try {
-    await sql.run('CREATE UNLOGGED TABLE IF NOT EXISTS rate_counters (key VARCHAR PRIMARY KEY, count BIGINT NOT NULL, ends_at BIGINT NOT NULL)');
-  } catch (error) {
-    if (!MADE_BY_ANOTHER.has((error as { code?: string }).code ?? '')) throw error;
-  }
-}
 
 /**
  * Adds each increment to its key's window at `now`, starting a new window where the last one has

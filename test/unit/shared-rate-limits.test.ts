@@ -44,7 +44,7 @@ describe('shared rate-limit counters', () => {
   test('requests that arrive while a statement runs go together in the next one, each with its own place in the count', async () => {
     vi.useFakeTimers({ toFake: ['Date'], now: 0 });
     const { store, statements } = counterStore();
-    const counters = await SharedCounters.open(store);
+    const counters = new SharedCounters(store);
     statements.length = 0;
     const states = await Promise.all([1, 2, 3, 4, 5].map(() => counters.count('k', 60_000, 10, true)));
     expect(states).toEqual([1, 2, 3, 4, 5].map((current) => ({ current, ttl: 60_000 })));
@@ -54,7 +54,7 @@ describe('shared rate-limit counters', () => {
   test('a used-up window is refused without a statement until it ends; then a new window starts', async () => {
     vi.useFakeTimers({ toFake: ['Date'], now: 0 });
     const { store, statements } = counterStore();
-    const counters = await SharedCounters.open(store);
+    const counters = new SharedCounters(store);
     for (let n = 1; n <= 3; n++) expect(await counters.count('k', 60_000, 3, true)).toEqual({ current: n, ttl: 60_000 });
     statements.length = 0;
     vi.setSystemTime(20_000);
@@ -69,7 +69,7 @@ describe('shared rate-limit counters', () => {
   test('a read counts nothing: a key without a window reads 0', async () => {
     vi.useFakeTimers({ toFake: ['Date'], now: 0 });
     const { store } = counterStore();
-    const counters = await SharedCounters.open(store);
+    const counters = new SharedCounters(store);
     expect(await counters.count('k', 1000, 3, false)).toEqual({ current: 0, ttl: 0 });
     await counters.count('k', 1000, 3, true);
     expect(await counters.count('k', 1000, 3, false)).toEqual({ current: 1, ttl: 1000 });

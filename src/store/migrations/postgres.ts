@@ -183,5 +183,16 @@ ${rollUpStored('true', String(BULK_WRITER))};
 `,
 };
 
+/**
+ * The rate limits' counters, shared by every instance (docs/architecture.md §18.7). UNLOGGED:
+ * counts of windows a minute long need no WAL, and a crash that empties the table only restarts
+ * the windows.
+ */
+const rateCounters: Migration = {
+  version: 3,
+  name: 'rate counters',
+  sql: 'CREATE UNLOGGED TABLE rate_counters (key VARCHAR PRIMARY KEY, count BIGINT NOT NULL, ends_at BIGINT NOT NULL)',
+};
+
 /** Applied in order on open, under an advisory lock so that instances starting together apply each once. */
-export const postgresMigrations: readonly Migration[] = [schema, rollups];
+export const postgresMigrations: readonly Migration[] = [schema, rollups, rateCounters];
