@@ -339,9 +339,10 @@ describe('kill -9 during refunds', () => {
 describe('a second serve on a held data dir', () => {
   test('exits non-zero at once with a message naming the running server URL; the first server keeps serving', { timeout: 60_000 }, async () => {
     const dataDir = tempDataDir();
-    const server = await startServe(dataDir);
+    const duckdb = { PARTNERKIT_DATABASE_URL: '' }; // a DuckDB file takes one process; PostgreSQL many (test/multi)
+    const server = await startServe(dataDir, [], duckdb);
     const started = Date.now();
-    const second = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: cliEnv(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
+    const second = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: cliEnv(dataDir, duckdb), stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     second.stdout.on('data', (chunk) => (output += chunk));
     second.stderr.on('data', (chunk) => (output += chunk));
