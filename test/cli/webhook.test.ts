@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { WebhookResult } from '../../src/api/index.js';
-import { DuckDBStore } from '../../src/store/duckdb-store.js';
 import { cliEnv, runCli, runJson, startServe, tempDataDir } from '../helpers/cli.js';
+import { openTestStore } from '../helpers/engine.js';
 import { FIXTURES } from '../helpers/stripe.js';
 
 /**
@@ -28,7 +28,7 @@ const CLI_TIMEOUT = 120_000;
 const file = (name: string) => join(FIXTURES, `${name}.json`);
 
 async function saleTotals(dir: string) {
-  const store = await DuckDBStore.open(join(dir, 'partnerkit.duckdb'));
+  const store = await openTestStore({ dataDir: dir });
   try {
     return await store.read((sql) => sql.one<{ sales: number; revenue: number | null }>('SELECT count(*) AS sales, CAST(sum(amount_cents) AS BIGINT) AS revenue FROM sale_events'));
   } finally {

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { DuckDBStore } from '../../src/store/duckdb-store.js';
 import { BIN, cliEnv, startServe, tempDataDir, until, type ServeProcess } from '../helpers/cli.js';
+import { openTestStore } from '../helpers/engine.js';
 import { factories, httpFactoryApi } from '../helpers/factories.js';
 import { seededRandom } from './support.js';
 
@@ -108,7 +108,7 @@ describe('kill -9 under load', () => {
     if (process.env.PARTNERKIT_FAULTS_VERBOSE) console.log('kill -9 rounds', JSON.stringify(rounds));
 
     // The file itself, opened directly: nothing duplicated, nothing half-written, ledger in agreement.
-    const store = await DuckDBStore.open(join(dataDir, 'partnerkit.duckdb'));
+    const store = await openTestStore({ dataDir });
     try {
       const [sales, commissions, ledger] = await store.read(async (sql) => [
         await sql.all<{ id: number; transaction_id: string; amount_cents: number }>('SELECT id, transaction_id, amount_cents FROM sale_events'),
@@ -207,7 +207,7 @@ describe('kill -9 during payout creation', () => {
       await Promise.all([...sellers, ...payers]);
 
       // The file itself: every commission in no payout, or processing in exactly the one that took it.
-      const store = await DuckDBStore.open(join(dataDir, 'partnerkit.duckdb'));
+      const store = await openTestStore({ dataDir });
       try {
         const [commissions, payouts, taken] = await store.read(async (sql) => [
           await sql.all<{ id: number; sale_id: number; amount_cents: number; status: string; payout_id: number | null }>(
@@ -313,7 +313,7 @@ describe('kill -9 during refunds', () => {
     }
     expect(await server.stop('SIGTERM')).toBe(0);
 
-    const store = await DuckDBStore.open(join(dataDir, 'partnerkit.duckdb'));
+    const store = await openTestStore({ dataDir });
     try {
       const [refunds, commissions] = await store.read(async (sql) => [
         await sql.all<{ id: number; refund_id: string; sale_id: number; amount_cents: number }>('SELECT id, refund_id, sale_id, amount_cents FROM refunds'),

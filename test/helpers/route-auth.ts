@@ -144,7 +144,9 @@ const CASES: Array<[string, Credential, Record<Guard, Verdict>]> = [
 /** Row counts of every table: a refused request must change none. */
 async function rowCounts(t: TestApp): Promise<Record<string, number>> {
   return t.store.read(async (sql) => {
-    const tables = await sql.all<{ name: string }>('SELECT table_name AS name FROM duckdb_tables() ORDER BY table_name');
+    const tables = await sql.all<{ name: string }>(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name",
+    );
     const rows = await sql.all<{ name: string; n: number }>(tables.map(({ name }) => `SELECT '${name}' AS name, count(*) AS n FROM "${name}"`).join(' UNION ALL '));
     return Object.fromEntries(rows.map((r) => [r.name, r.n]));
   });
