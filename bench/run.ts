@@ -6,6 +6,8 @@
 // PARTNERKIT_BENCH_DATABASE_URL names a PostgreSQL database: the exports section then also measures the
 // export from PostgreSQL, and the rate-limits section (only then) the shared counters, each in a
 // schema of its own dropped afterwards.
+// `--engine postgres` measures sales and clicks with one and two instances on the PostgreSQL
+// database of PARTNERKIT_BENCH_DATABASE_URL, beside DuckDB (instances.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
@@ -14,6 +16,7 @@ import { benchCli } from './cli.js';
 import { benchDashboard } from './dashboard.js';
 import { benchExports, benchPostgresExports } from './exports.js';
 import { benchClicks, benchFlood, benchLinks, benchMixed } from './clicks.js';
+import { benchInstances, type SetupFigures } from './instances.js';
 import { benchPayouts } from './payouts.js';
 import { benchRateLimits } from './rate-limits.js';
 import { profileWrites, type WriteProfile } from './profile.js';
@@ -22,14 +25,27 @@ import { benchDemo, benchPartnerReport, benchReports, benchScaling, demoDataSet 
 import { benchSales } from './sales.js';
 import { benchWebhooks } from './webhooks.js';
 
-const sections = process.argv.slice(2);
-const wanted = (name: string) => sections.length === 0 || sections.includes(name);
+const args = process.argv.slice(2);
+const engineAt = args.indexOf('--engine');
+const engine = engineAt === -1 ? 'duckdb' : args.splice(engineAt, 2)[1];
+const sections = args;
+const POSTGRES_SECTIONS = ['sales', 'clicks'] as const;
+if (engine !== 'duckdb' && engine !== 'postgres') throw new Error(`--engine is duckdb or postgres, not ${engine}`);
+const benchDatabaseUrl = process.env.PARTNERKIT_BENCH_DATABASE_URL;
+if (engine === 'postgres') {
+  if (!benchDatabaseUrl) throw new Error('--engine postgres needs PARTNERKIT_BENCH_DATABASE_URL: a PostgreSQL database the bench makes schemas in');
+  const others = sections.filter((name) => !(POSTGRES_SECTIONS as readonly string[]).includes(name));
+  if (others.length > 0) throw new Error(`--engine postgres measures ${POSTGRES_SECTIONS.join(' and ')}, not ${others.join(', ')}`);
+}
+/** A section of the DuckDB bench; with --engine postgres, `wantedOnPostgres` picks the sections instead. */
+const wanted = (name: string) => engine === 'duckdb' && (sections.length === 0 || sections.includes(name));
+const wantedOnPostgres = (name: (typeof POSTGRES_SECTIONS)[number]) => engine === 'postgres' && (sections.length === 0 || sections.includes(name));
 const clicks = Number(process.env.BENCH_CLICKS ?? 10_000_000);
 const scalingSizes = (process.env.BENCH_SCALING ?? '1000000,10000000,100000000').split(',').map(Number);
 
 type Row = { figure: string; value: string; ceiling: string; ratio: string; target: string; met: boolean | null };
 const rows: Row[] = [];
-const results: Record<string, unknown> = { machine: { cpus: cpus().length, node: process.version }, startedAt: new Date().toISOString(), clicks };
+const results: Record<string, unknown> = { machine: { cpus: cpus().length, node: process.version }, startedAt: new Date().toISOString(), engine, clicks };
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const spread = (s: { median: number; min: number; max: number }, digits = 0, unit = '') =>
   `${fmt(s.median, digits)}${unit} (${fmt(s.min, digits)}–${fmt(s.max, digits)})`;
@@ -92,6 +108,41 @@ if (wanted('sales')) {
     ratio: '—',
     target: 'exactly one, rest 409, no 5xx',
     met: s.duplicateStorm.exactlyOnePerRound && s.duplicateStorm.fiveHundreds === 0,
+  });
+}
+
+for (const workload of POSTGRES_SECTIONS.filter(wantedOnPostgres)) {
+  const what = workload === 'sales' ? 'sale' : 'click';
+  log(`${workload}: DuckDB, PostgreSQL with one instance, with two (32 connections in all), 3 × 10 s each, interleaved…`);
+  const f = await benchInstances(workload, benchDatabaseUrl!);
+  results[`${workload}Instances`] = f;
+  const figure = (s: SetupFigures) =>
+    `${spread(s.rps)}/s, ${s.p50.median} / ${s.p99.median} ms${s.rolledBack ? `; ${fmt(s.rolledBack.median)} transactions run again per 10 s` : ''}`;
+  record({
+    figure: `${what} throughput p50 / p99, PostgreSQL, one instance (32 connections)`,
+    value: figure(f.postgresOne),
+    ceiling: `DuckDB ${figure(f.duckdb)}`,
+    ratio: `${((100 * f.postgresOne.rps.median) / f.duckdb.rps.median).toFixed(0)} % of DuckDB`,
+    target: '—',
+    met: null,
+  });
+  const scaling = f.postgresTwo.rps.median / f.postgresOne.rps.median;
+  record({
+    figure: `${what} throughput p50 / p99, PostgreSQL, two instances (16 + 16 connections; latencies of the slower)`,
+    value: figure(f.postgresTwo),
+    ceiling: `one instance ${fmt(f.postgresOne.rps.median)}/s; DuckDB ${fmt(f.duckdb.rps.median)}/s`,
+    ratio: `${scaling.toFixed(2)}× one instance, ${((100 * f.postgresTwo.rps.median) / f.duckdb.rps.median).toFixed(0)} % of DuckDB`,
+    target: '≥ 1.6× one instance',
+    met: scaling >= 1.6,
+  });
+  const once = [f.duckdb, f.postgresOne, f.postgresTwo].map((s) => s.storedOnce);
+  record({
+    figure: `every ${what} 2xx stored once (DuckDB, PostgreSQL one, two)`,
+    value: once.join(', '),
+    ceiling: '—',
+    ratio: '—',
+    target: 'true',
+    met: once.every(Boolean),
   });
 }
 

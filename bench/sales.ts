@@ -33,10 +33,10 @@ export async function provision(url: string, adminToken: string, customers = CUS
   return { ...(program as { id: number; apiKey: string; webhookSecret: string }), refCode: enrollment.refCode as string, clickIds };
 }
 
-/** Sale bodies with unique transaction ids, spread over the provisioned customers. */
-export function saleBody(): () => string {
+/** Sale bodies with unique transaction ids (`<prefix>_1`, …), spread over the provisioned customers. */
+export function saleBody(prefix = 'bench'): () => string {
   let seq = 0;
-  return () => JSON.stringify({ transaction_id: `bench_${++seq}`, amount_cents: 1000 + (seq % 5000), customer_key: `c${seq % CUSTOMERS}` });
+  return () => JSON.stringify({ transaction_id: `${prefix}_${++seq}`, amount_cents: 1000 + (seq % 5000), customer_key: `c${seq % CUSTOMERS}` });
 }
 
 async function saleRuns(runs: number): Promise<{ results: LoadResult[]; recordedExactly: boolean }> {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { WebhookResult } from '../../src/api/index.js';
 import { cliEnv, runCli, runJson, startServe, tempDataDir } from '../helpers/cli.js';
+import { openTestStore } from '../helpers/engine.js';
 import { FIXTURES } from '../helpers/stripe.js';
 import { openTestStore } from '../helpers/engine.js';
 

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { BIN, cliEnv, startServe, tempDataDir, until, type ServeProcess } from '../helpers/cli.js';
+import { openTestStore } from '../helpers/engine.js';
 import { factories, httpFactoryApi } from '../helpers/factories.js';
 import { seededRandom } from './support.js';
 import { openTestStore } from '../helpers/engine.js';

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import type { Params, Sql, Store } from '../../src/store/db.js';
+import type { Params, Store } from '../../src/store/db.js';
 import { buildTestApp, withCustomer, type TestApp } from '../helpers/app.js';
+import { writerOf } from '../helpers/engine.js';
 import { saleFields } from '../helpers/factories.js';
 import { sendWebhook, stripeMerchant } from '../helpers/stripe.js';
 import { counts, delta, expectErrorEnvelope } from './support.js';
@@ -49,8 +50,8 @@ function holds(value: unknown, wanted: string): boolean {
  * writes the given transaction id: at the sale insert, the commission insert or the COMMIT.
  * ROLLBACK still works (the store issues it on the connection itself). heal() ends the fault.
  */
-function injectFault(store: Store, fault: Fault, transactionId: string) {
-  const writer = (store as unknown as { writer: Sql }).writer;
+async function injectFault(store: Store, fault: Fault, transactionId: string) {
+  const writer = await writerOf(store);
   const run = writer.run.bind(writer);
   const append = writer.append.bind(writer);
   let poisoned = false;
@@ -108,7 +109,7 @@ describe('store failures during a sale', () => {
     async (fault) => {
       const { t, program } = await withCustomer();
       const ids = Array.from({ length: 12 }, (_, i) => `in_${i}`);
-      const failure = injectFault(t.store, fault, 'in_5');
+      const failure = await injectFault(t.store, fault, 'in_5');
       const before = await counts(t.store);
 
       const responses = await Promise.all(ids.map((id, i) => t.post(SALE, sale(id, 1000 + i), program.apiKey)));
@@ -142,7 +143,7 @@ describe('store failures during a sale', () => {
     const t = await buildTestApp();
     const { program, load } = await stripeMerchant(t);
     const payload = JSON.stringify(load('checkout-one-time'));
-    const failure = injectFault(t.store, 'commission insert', 'pi_3RpkOneTimeQm2LdVh1');
+    const failure = await injectFault(t.store, 'commission insert', 'pi_3RpkOneTimeQm2LdVh1');
     const before = await counts(t.store);
     const failed = await sendWebhook(t, program, payload);
     expectInternalError({ statusCode: failed.status, body: JSON.stringify(failed.body) });

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { onTestFinished } from 'vitest';
-import type { Store } from '../../src/store/db.js';
+import { afterAll, expect, onTestFinished } from 'vitest';
+import type { Sql, Store } from '../../src/store/db.js';
 import { openStore, type OpenOptions, type StoreLocation } from '../../src/store/open.js';
 
 /**
@@ -12,6 +12,7 @@ import { openStore, type OpenOptions, type StoreLocation } from '../../src/store
 export const TEST_DATABASE_URL = process.env.PARTNERKIT_TEST_DATABASE_URL || undefined;
 export const TEST_ENGINE: Store['engine'] = TEST_DATABASE_URL ? 'postgres' : 'duckdb';
 
+/** psql with warnings and errors only: a dropped schema's cascade notices are one line per table. */
 const psql = (sql: string) =>
   execFileSync('psql', [TEST_DATABASE_URL!, '-qXc', sql], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, PGOPTIONS: '-c client_min_messages=warning' } });
 
@@ -19,21 +20,29 @@ let schemas = 0;
 /** The schema-scoped URL of each data dir (or ':memory:' store) a test uses. */
 const urls = new Map<string, string>();
 
-/** The database URL of a fresh schema, or the one a data dir already got. */
+/** Schemas made outside a test (in a file's beforeAll), dropped after the file's last hook. */
+const fileSchemas: string[] = [];
+// Registered as this module loads, that is while the test file that imports it is collected.
+afterAll(() => {
+  for (const schema of fileSchemas.splice(0)) psql(`DROP SCHEMA ${schema} CASCADE`);
+});
+
+/**
+ * The database URL of a fresh schema, or the one a data dir already got. Made in a test, the schema
+ * is dropped when the test finishes; made for a whole file (in beforeAll), after the file.
+ */
 export function testDatabaseUrl(key = `memory-${++schemas}`): string {
   let url = urls.get(key);
   if (url) return url;
   const schema = `pk_test_${process.pid}_${++schemas}`;
   psql(`CREATE SCHEMA ${schema}`);
-  const drop = () => {
-    urls.delete(key);
-    psql(`DROP SCHEMA ${schema} CASCADE`);
-  };
-  try {
-    onTestFinished(drop);
-  } catch {
-    // Made in a beforeAll: dropped when the test worker exits.
-    process.once('exit', drop);
+  if (expect.getState().currentTestName === undefined) {
+    fileSchemas.push(schema);
+  } else {
+    onTestFinished(() => {
+      urls.delete(key);
+      psql(`DROP SCHEMA ${schema} CASCADE`);
+    });
   }
   const parsed = new URL(TEST_DATABASE_URL!);
   parsed.searchParams.set('options', `-c search_path=${schema}`);
@@ -56,4 +65,9 @@ export function openTestStore(options: OpenOptions & { path?: string; dataDir?: 
 /** The environment a CLI process gets so that it uses the test's engine for a data dir. */
 export function engineEnv(dataDir: string): Record<string, string> {
   return TEST_DATABASE_URL ? { PARTNERKIT_DATABASE_URL: testDatabaseUrl(join(dataDir, 'partnerkit.duckdb')) } : {};
+}
+
+/** The store's writer connection, whichever the engine, for tests that make it fail (a full disk, an I/O error). */
+export async function writerOf(store: Store): Promise<Sql> {
+  return (store as unknown as { writer: Sql | Promise<Sql> }).writer;
 }

@@ -37,18 +37,33 @@ export async function sendWebhook(
 ): Promise<Delivery> {
   const payload = typeof event === 'string' ? event : JSON.stringify(event, null, 2);
   const timestamp = options.timestamp ?? Math.floor(t.clock.now().getTime() / 1000);
-  const header = options.header !== undefined ? options.header : signStripePayload(payload, options.secret ?? program.webhookSecret, timestamp);
-  const url = `/api/v1/webhooks/stripe/${options.programId ?? program.id}`;
-  const headers = { 'content-type': 'application/json', ...(header === null ? {} : { 'stripe-signature': header }), ...options.headers };
-  let status: number;
-  let text: string;
-  if (options.baseUrl === undefined) {
-    const response = await t.app.inject({ method: 'POST', url, payload, headers });
-    [status, text] = [response.statusCode, response.body];
-  } else {
-    const response = await fetch(`${options.baseUrl}${url}`, { method: 'POST', body: payload, headers });
-    [status, text] = [response.status, await response.text()];
-  }
+  if (options.baseUrl !== undefined) return postWebhook(options.baseUrl, program, payload, { ...options, timestamp });
+  const { url, headers } = signedRequest(program, payload, { ...options, timestamp });
+  const response = await t.app.inject({ method: 'POST', url, payload, headers });
+  return delivery(response.statusCode, response.body);
+}
+
+/** Sends an event's exact bytes, signed at `options.timestamp`, over a real connection to the server at `baseUrl` (a `partnerkit serve` process). */
+export async function postWebhook(
+  baseUrl: string,
+  program: Pick<ProgramFixture, 'id' | 'webhookSecret'>,
+  payload: string,
+  options: SendOptions & { timestamp: number },
+): Promise<Delivery> {
+  const { url, headers } = signedRequest(program, payload, options);
+  const response = await fetch(`${baseUrl}${url}`, { method: 'POST', body: payload, headers });
+  return delivery(response.status, await response.text());
+}
+
+function signedRequest(program: Pick<ProgramFixture, 'id' | 'webhookSecret'>, payload: string, options: SendOptions & { timestamp: number }) {
+  const header = options.header !== undefined ? options.header : signStripePayload(payload, options.secret ?? program.webhookSecret, options.timestamp);
+  return {
+    url: `/api/v1/webhooks/stripe/${options.programId ?? program.id}`,
+    headers: { 'content-type': 'application/json', ...(header === null ? {} : { 'stripe-signature': header }), ...options.headers },
+  };
+}
+
+function delivery(status: number, text: string): Delivery {
   try {
     return { status, body: JSON.parse(text) };
   } catch {

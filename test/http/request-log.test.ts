@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import type { Sql } from '../../src/store/db.js';
 import { ADMIN_TOKEN, buildTestApp } from '../helpers/app.js';
+import { writerOf } from '../helpers/engine.js';
 import { saleFields } from '../helpers/factories.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { signStripePayload } from '../../src/cli/stripe-fixtures.js';
@@ -21,7 +21,7 @@ describe('request log', () => {
     await t.admin('POST', `/programs/${program.id}/members`, { email: 'owner@example.com' });
     const { token: sessionToken } = await t.admin('POST', '/sessions', { email: 'owner@example.com' });
     // The store fails at the sale insert of one transaction, as a full disk would.
-    const writer = (t.store as unknown as { writer: Sql }).writer;
+    const writer = await writerOf(t.store);
     const append = writer.append.bind(writer);
     writer.append = async (table, columns, rows) => {
       if (table === 'sale_events' && rows.some((row) => (row as { transaction_id?: string }).transaction_id === 'in_BODY_MARKER_fail')) {
