@@ -45,7 +45,9 @@ if (env.PARTNERKIT_TEST_DATABASE_URL) {
   status = vitest(virtualenvUrl());
 } else if (hasVirtualenv()) {
   // -t: the cluster lives in a temporary directory even for root, so parallel runs do not collide.
-  status = run('pg_virtualenv', ['-t', '-o', `max_connections=${MAX_CONNECTIONS}`, process.execPath, fileURLToPath(import.meta.url), ...args], {
+  // A throwaway cluster needs no durability: without fsync each test's schema is made several times faster.
+  const settings = [`max_connections=${MAX_CONNECTIONS}`, 'fsync=off', 'synchronous_commit=off', 'full_page_writes=off'].flatMap((setting) => ['-o', setting]);
+  status = run('pg_virtualenv', ['-t', ...settings, process.execPath, fileURLToPath(import.meta.url), ...args], {
     [INSIDE_VIRTUALENV]: '1',
   });
 } else {
