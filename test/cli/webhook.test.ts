@@ -4,7 +4,6 @@ import type { WebhookResult } from '../../src/api/index.js';
 import { cliEnv, runCli, runJson, startServe, tempDataDir } from '../helpers/cli.js';
 import { openTestStore } from '../helpers/engine.js';
 import { FIXTURES } from '../helpers/stripe.js';
-import { openTestStore } from '../helpers/engine.js';
 
 /**
  * A data dir with program 1, an enrolled partner and lead user_42 (e-mail jenny@shop.example),

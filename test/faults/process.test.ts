@@ -6,7 +6,6 @@ import { BIN, cliEnv, startServe, tempDataDir, until, type ServeProcess } from '
 import { openTestStore } from '../helpers/engine.js';
 import { factories, httpFactoryApi } from '../helpers/factories.js';
 import { seededRandom } from './support.js';
-import { openTestStore } from '../helpers/engine.js';
 
 /**
  * Process faults on a real `partnerkit serve` (dist/, so `npm run build` first):
