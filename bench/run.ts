@@ -3,6 +3,8 @@
 // bench/results.json.
 // Sections: cli, sales, refunds, webhooks, clicks, links, mixed, flood, payouts, profile, demo, reports, partners, dashboard, exports, scaling (default: all). BENCH_CLICKS scales the demo
 // and report data down for a quick try (default 10,000,000); BENCH_SCALING lists the scaling sizes.
+// `--engine postgres` adds PostgreSQL's rows to the reports section, beside DuckDB's of the same run,
+// on the database PARTNERKIT_BENCH_DATABASE_URL names (a schema of the run's own, dropped after).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
@@ -14,12 +16,17 @@ import { benchClicks, benchFlood, benchLinks, benchMixed } from './clicks.js';
 import { benchPayouts } from './payouts.js';
 import { profileWrites, type WriteProfile } from './profile.js';
 import { benchRefunds } from './refunds.js';
-import { benchDemo, benchPartnerReport, benchReports, benchScaling, demoDataSet } from './report.js';
+import { benchDemo, benchPartnerReport, benchPostgres, benchReports, benchScaling, demoDataSet } from './report.js';
 import { benchSales } from './sales.js';
 import { benchWebhooks } from './webhooks.js';
 
-const sections = process.argv.slice(2);
+const args = process.argv.slice(2);
+const engineAt = args.indexOf('--engine');
+const postgres = engineAt >= 0 && args[engineAt + 1] === 'postgres';
+const sections = args.filter((_, i) => engineAt < 0 || (i !== engineAt && i !== engineAt + 1));
 const wanted = (name: string) => sections.length === 0 || sections.includes(name);
+const benchDatabaseUrl = process.env.PARTNERKIT_BENCH_DATABASE_URL;
+if (postgres && !benchDatabaseUrl) throw new Error('--engine postgres needs PARTNERKIT_BENCH_DATABASE_URL, a PostgreSQL database the bench may make a schema in');
 const clicks = Number(process.env.BENCH_CLICKS ?? 10_000_000);
 const scalingSizes = (process.env.BENCH_SCALING ?? '1000000,10000000,100000000').split(',').map(Number);
 
@@ -231,7 +238,7 @@ if (wanted('demo') || wanted('reports')) {
 
 if (wanted('reports') && demoData) {
   log('reports: raw SQL, cold (fresh process) and warm (20 runs) per period…');
-  const r = await benchReports(demoData.dataDir, demoData.programId);
+  const r = await benchReports(demoData);
   results.reports = r;
   for (const [name, p] of Object.entries(r.periods)) {
     const is90 = name === '90d';
@@ -245,6 +252,34 @@ if (wanted('reports') && demoData) {
     });
   }
   record({ figure: 'server RSS after the reports', value: `${fmt(r.rssMiB)} MiB`, ceiling: '—', ratio: '—', target: '≤ 512 MiB', met: r.rssMiB <= 512 });
+
+  if (postgres) {
+    log(`reports on PostgreSQL: partnerkit demo --clicks ${fmt(clicks)} into a schema of ${new URL(benchDatabaseUrl!).pathname.slice(1)} (one load), then as above…`);
+    const p = await benchPostgres(benchDatabaseUrl!, clicks);
+    results.postgres = p;
+    const duckLoad = results.demo as { seconds: { median: number } };
+    record({
+      figure: `demo loader on PostgreSQL (${fmt(clicks)} clicks, ${fmt(p.load.rows)} rows, 1 run)`,
+      value: `${fmt(p.load.seconds, 1)} s, ${fmt(p.load.rowsPerSecond / 1e3)} k rows/s`,
+      ceiling: `DuckDB's loader ${fmt(duckLoad.seconds.median, 1)} s`,
+      ratio: `${(p.load.seconds / duckLoad.seconds.median).toFixed(1)}× the time`,
+      target: '— (measured)',
+      met: null,
+    });
+    for (const [name, pp] of Object.entries(p.periods)) {
+      const is90 = name === '90d';
+      const duck = r.periods[name];
+      record({
+        figure: `report ${name} on PostgreSQL: warm / cold`,
+        value: `${spread(pp.warm, 1)} / ${fmt(pp.cold.median, 1)} ms; raw SQL ${fmt(pp.rawSql.median, 1)} ms`,
+        ceiling: `DuckDB warm ${fmt(duck.warm.median, 1)} ms`,
+        ratio: `${(pp.warm.median / duck.warm.median).toFixed(2)}× DuckDB`,
+        target: is90 ? 'warm ≤ 50 ms' : '—',
+        met: is90 ? pp.warm.median <= 50 : null,
+      });
+    }
+    record({ figure: 'PostgreSQL server RSS after the reports', value: `${fmt(p.rssMiB)} MiB`, ceiling: '—', ratio: '—', target: '≤ 512 MiB', met: p.rssMiB <= 512 });
+  }
 }
 
 if (wanted('partners') && demoData) {
