@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import pg from 'pg';
 import { BIN, serve, summarize, tempDir, type Summary } from './lib.js';
 import { generateHistory } from './history.js';
 import type { PerformanceQuery } from '../src/api/index.js';
 import { reportWindow, requestedRange } from '../src/domain/performance.js';
-import { DuckDBStore } from '../src/store/duckdb-store.js';
+import { openStore } from '../src/store/open.js';
 import { performance as performanceSql } from '../src/store/reports.js';
 
 /** The instant the benchmark's histories end at: reports are computed against a pinned clock. */
@@ -22,10 +23,17 @@ export const PERIODS: Array<{ name: string; query: PerformanceQuery }> = [
 
 const queryString = (q: PerformanceQuery) => new URLSearchParams(q as Record<string, string>).toString();
 
-function runDemo(dataDir: string, clicks: number, seed: number): Promise<{ seconds: number; result: any }> {
+/** The demo's data: its data dir and program, in the data dir's DuckDB file or in the PostgreSQL database `databaseUrl`. */
+export type DataSet = { dataDir: string; programId: number; databaseUrl?: string };
+
+/** The environment a command or a server gets to use a data set's database. */
+const databaseEnv = (databaseUrl?: string): Record<string, string> => (databaseUrl ? { PARTNERKIT_DATABASE_URL: databaseUrl } : {});
+
+function runDemo(dataDir: string, clicks: number, seed: number, databaseUrl?: string): Promise<{ seconds: number; result: any }> {
   const started = performance.now();
+  const env = { ...ENV, PARTNERKIT_DATA_DIR: dataDir, ...databaseEnv(databaseUrl) };
   return new Promise((done, fail) =>
-    execFile(process.execPath, [BIN, 'demo', '--clicks', String(clicks), '--seed', String(seed), '--json'], { env: { ...ENV, PARTNERKIT_DATA_DIR: dataDir }, maxBuffer: 1 << 24 }, (error, stdout, stderr) =>
+    execFile(process.execPath, [BIN, 'demo', '--clicks', String(clicks), '--seed', String(seed), '--json'], { env, maxBuffer: 1 << 24 }, (error, stdout, stderr) =>
       error ? fail(new Error(`demo failed: ${stderr}`)) : done({ seconds: (performance.now() - started) / 1000, result: JSON.parse(stdout) }),
     ),
   );
@@ -40,6 +48,9 @@ export async function demoDataSet(clicks: number): Promise<{ dataDir: string; pr
 
 export type DemoFigures = { seconds: Summary; rowsPerSecond: Summary; ceilingRowsPerSecond: Summary; rows: number; counts: Record<string, number> };
 
+/** Rows a demo writes: clicks, customers, and per sale its event, ledger entry and commission, the partners and their enrollments. */
+const demoRows = (c: Record<string, number>) => c.clicks + c.leads + 3 * c.sales + 2 * c.partners;
+
 /** `partnerkit demo --clicks N` (wall time of the whole command) beside the same rows made by SQL. */
 export async function benchDemo(clicks: number, runs = 3): Promise<{ figures: DemoFigures; keep: { dataDir: string; programId: number; remove(): void } }> {
   const seconds: number[] = [];
@@ -52,8 +63,7 @@ export async function benchDemo(clicks: number, runs = 3): Promise<{ figures: De
     last = { dir, result };
   }
   const c = last!.result.counts;
-  // Rows written: clicks, customers, and per sale its event, ledger entry and commission.
-  const rows = c.clicks + c.leads + 3 * c.sales + 2 * c.partners;
+  const rows = demoRows(c);
   const ceiling: number[] = [];
   for (let run = 0; run < runs; run++) {
     const dir = tempDir('ceiling');
@@ -85,26 +95,28 @@ export type ReportFigures = Record<string, { warm: Summary; cold: Summary; rawSq
 /**
  * The report per period: warm (20 runs on one server), cold (a fresh process each), and its SQL
  * alone on a plain connection, the ceiling HTTP is compared with. The SQL runs on a copy of the
- * file (one process holds a file), one run beside each HTTP run, so a slow spell of this shared
- * machine weighs on both sides of the overhead ratio instead of on one.
+ * DuckDB file (one process holds a file) or on the PostgreSQL database itself, one run beside each
+ * HTTP run, so a slow spell of this shared machine weighs on both sides of the overhead ratio
+ * instead of on one.
  */
-export async function benchReports(dataDir: string, programId: number, warmRuns = 20, coldRuns = 3): Promise<{ periods: ReportFigures; rssMiB: number }> {
+export async function benchReports({ dataDir, programId, databaseUrl }: DataSet, warmRuns = 20, coldRuns = 3): Promise<{ periods: ReportFigures; rssMiB: number }> {
   const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+  const env = { PARTNERKIT_NOW: NOW, ...databaseEnv(databaseUrl) };
 
   const cold: Record<string, number[]> = {};
   for (const { name, query } of PERIODS) {
     cold[name] = [];
     for (let i = 0; i < coldRuns; i++) {
-      const server = await serve(dataDir, [], { PARTNERKIT_NOW: NOW });
+      const server = await serve(dataDir, [], env);
       cold[name].push(await timedGet(`${server.url}/api/tracking/performance/${programId}?${queryString(query)}`, token));
       await server.stop();
     }
   }
 
-  const copy = tempDir('raw-sql');
-  copyFileSync(join(dataDir, 'partnerkit.duckdb'), join(copy.path, 'partnerkit.duckdb'));
-  const store = await DuckDBStore.open(join(copy.path, 'partnerkit.duckdb'));
-  const server = await serve(dataDir, [], { PARTNERKIT_NOW: NOW });
+  const copy = databaseUrl ? undefined : tempDir('raw-sql');
+  if (copy) copyFileSync(join(dataDir, 'partnerkit.duckdb'), join(copy.path, 'partnerkit.duckdb'));
+  const store = await openStore(copy ? { duckdb: join(copy.path, 'partnerkit.duckdb') } : { postgres: databaseUrl! });
+  const server = await serve(dataDir, [], env);
   const periods = {} as ReportFigures;
   try {
     const created = (await store.read((sql) => sql.one<{ created_at: Date }>('SELECT created_at FROM programs WHERE id = $1', [programId])))!.created_at;
@@ -130,7 +142,34 @@ export async function benchReports(dataDir: string, programId: number, warmRuns 
   } finally {
     await server.stop();
     await store.close();
-    copy.remove();
+    copy?.remove();
+  }
+}
+
+export type PostgresFigures = { load: { seconds: number; rows: number; rowsPerSecond: number; counts: Record<string, number> }; periods: ReportFigures; rssMiB: number };
+
+/**
+ * The demo loaded into PostgreSQL (`partnerkit demo --clicks N`, wall time of the command: COPY,
+ * the rollups, ANALYZE; one run, minutes at 10 M clicks) and its reports measured as benchReports
+ * measures DuckDB's, in a schema of its own in the database `databaseUrl`, dropped afterwards.
+ */
+export async function benchPostgres(databaseUrl: string, clicks: number): Promise<PostgresFigures> {
+  const schema = `partnerkit_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  const dir = tempDir('postgres');
+  try {
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    const url = new URL(databaseUrl);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    const { seconds, result } = await runDemo(dir.path, clicks, 1, url.toString());
+    const rows = demoRows(result.counts);
+    const reports = await benchReports({ dataDir: dir.path, programId: result.programId, databaseUrl: url.toString() });
+    return { load: { seconds, rows, rowsPerSecond: rows / seconds, counts: result.counts }, ...reports };
+  } finally {
+    dir.remove();
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.end();
   }
 }
 

@@ -6,8 +6,8 @@
 // PARTNERKIT_BENCH_DATABASE_URL names a PostgreSQL database: the exports section then also measures the
 // export from PostgreSQL, and the rate-limits section (only then) the shared counters, each in a
 // schema of its own dropped afterwards.
-// `--engine postgres` measures sales and clicks with one and two instances on the PostgreSQL
-// database of PARTNERKIT_BENCH_DATABASE_URL, beside DuckDB (instances.ts).
+// `--engine postgres` measures sales and clicks with one and two instances on that database, beside
+// DuckDB (instances.ts), and adds PostgreSQL's rows to the reports section, beside DuckDB's.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
@@ -21,7 +21,7 @@ import { benchPayouts } from './payouts.js';
 import { benchRateLimits } from './rate-limits.js';
 import { profileWrites, type WriteProfile } from './profile.js';
 import { benchRefunds } from './refunds.js';
-import { benchDemo, benchPartnerReport, benchReports, benchScaling, demoDataSet } from './report.js';
+import { benchDemo, benchPartnerReport, benchPostgres, benchReports, benchScaling, demoDataSet } from './report.js';
 import { benchSales } from './sales.js';
 import { benchWebhooks } from './webhooks.js';
 
@@ -29,17 +29,20 @@ const args = process.argv.slice(2);
 const engineAt = args.indexOf('--engine');
 const engine = engineAt === -1 ? 'duckdb' : args.splice(engineAt, 2)[1];
 const sections = args;
-const POSTGRES_SECTIONS = ['sales', 'clicks'] as const;
+const INSTANCE_SECTIONS = ['sales', 'clicks'] as const;
+const POSTGRES_SECTIONS = [...INSTANCE_SECTIONS, 'reports'];
 if (engine !== 'duckdb' && engine !== 'postgres') throw new Error(`--engine is duckdb or postgres, not ${engine}`);
+const postgres = engine === 'postgres';
 const benchDatabaseUrl = process.env.PARTNERKIT_BENCH_DATABASE_URL;
-if (engine === 'postgres') {
+if (postgres) {
   if (!benchDatabaseUrl) throw new Error('--engine postgres needs PARTNERKIT_BENCH_DATABASE_URL: a PostgreSQL database the bench makes schemas in');
-  const others = sections.filter((name) => !(POSTGRES_SECTIONS as readonly string[]).includes(name));
-  if (others.length > 0) throw new Error(`--engine postgres measures ${POSTGRES_SECTIONS.join(' and ')}, not ${others.join(', ')}`);
+  const others = sections.filter((name) => !POSTGRES_SECTIONS.includes(name));
+  if (others.length > 0) throw new Error(`--engine postgres measures ${POSTGRES_SECTIONS.join(', ')}, not ${others.join(', ')}`);
 }
-/** A section of the DuckDB bench; with --engine postgres, `wantedOnPostgres` picks the sections instead. */
-const wanted = (name: string) => engine === 'duckdb' && (sections.length === 0 || sections.includes(name));
-const wantedOnPostgres = (name: (typeof POSTGRES_SECTIONS)[number]) => engine === 'postgres' && (sections.length === 0 || sections.includes(name));
+/** A DuckDB section; with --engine postgres only the reports, which then add PostgreSQL's rows beside DuckDB's. */
+const wanted = (name: string) => (!postgres || name === 'reports') && (sections.length === 0 || sections.includes(name));
+/** The sales and clicks of one and two instances on PostgreSQL, beside DuckDB (--engine postgres). */
+const wantedOnPostgres = (name: (typeof INSTANCE_SECTIONS)[number]) => postgres && (sections.length === 0 || sections.includes(name));
 const clicks = Number(process.env.BENCH_CLICKS ?? 10_000_000);
 const scalingSizes = (process.env.BENCH_SCALING ?? '1000000,10000000,100000000').split(',').map(Number);
 
@@ -111,7 +114,7 @@ if (wanted('sales')) {
   });
 }
 
-for (const workload of POSTGRES_SECTIONS.filter(wantedOnPostgres)) {
+for (const workload of INSTANCE_SECTIONS.filter(wantedOnPostgres)) {
   const what = workload === 'sales' ? 'sale' : 'click';
   log(`${workload}: DuckDB, PostgreSQL with one instance, with two (32 connections in all), 3 × 10 s each, interleaved…`);
   const f = await benchInstances(workload, benchDatabaseUrl!);
@@ -308,7 +311,7 @@ if (wanted('demo') || wanted('reports')) {
 
 if (wanted('reports') && demoData) {
   log('reports: raw SQL, cold (fresh process) and warm (20 runs) per period…');
-  const r = await benchReports(demoData.dataDir, demoData.programId);
+  const r = await benchReports(demoData);
   results.reports = r;
   for (const [name, p] of Object.entries(r.periods)) {
     const is90 = name === '90d';
@@ -322,6 +325,35 @@ if (wanted('reports') && demoData) {
     });
   }
   record({ figure: 'server RSS after the reports', value: `${fmt(r.rssMiB)} MiB`, ceiling: '—', ratio: '—', target: '≤ 512 MiB', met: r.rssMiB <= 512 });
+
+  if (postgres) {
+    log(`reports on PostgreSQL: partnerkit demo --clicks ${fmt(clicks)} into a schema of ${new URL(benchDatabaseUrl!).pathname.slice(1)} (one load), then as above…`);
+    const p = await benchPostgres(benchDatabaseUrl!, clicks);
+    results.postgres = p;
+    // DuckDB's loader is the demo section's figure; without that section the row stands alone.
+    const duckLoad = results.demo as { seconds: { median: number } } | undefined;
+    record({
+      figure: `demo loader on PostgreSQL (${fmt(clicks)} clicks, ${fmt(p.load.rows)} rows, 1 run)`,
+      value: `${fmt(p.load.seconds, 1)} s, ${fmt(p.load.rowsPerSecond / 1e3)} k rows/s`,
+      ceiling: duckLoad ? `DuckDB's loader ${fmt(duckLoad.seconds.median, 1)} s` : '—',
+      ratio: duckLoad ? `${(p.load.seconds / duckLoad.seconds.median).toFixed(1)}× the time` : '—',
+      target: '— (measured)',
+      met: null,
+    });
+    for (const [name, pp] of Object.entries(p.periods)) {
+      const is90 = name === '90d';
+      const duck = r.periods[name];
+      record({
+        figure: `report ${name} on PostgreSQL: warm / cold`,
+        value: `${spread(pp.warm, 1)} / ${fmt(pp.cold.median, 1)} ms; raw SQL ${fmt(pp.rawSql.median, 1)} ms`,
+        ceiling: `DuckDB warm ${fmt(duck.warm.median, 1)} ms`,
+        ratio: `${(pp.warm.median / duck.warm.median).toFixed(2)}× DuckDB`,
+        target: is90 ? 'warm ≤ 50 ms' : '—',
+        met: is90 ? pp.warm.median <= 50 : null,
+      });
+    }
+    record({ figure: 'PostgreSQL server RSS after the reports', value: `${fmt(p.rssMiB)} MiB`, ceiling: '—', ratio: '—', target: '≤ 512 MiB', met: p.rssMiB <= 512 });
+  }
 }
 
 if (wanted('partners') && demoData) {

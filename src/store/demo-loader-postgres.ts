@@ -54,14 +54,22 @@ const text: Format = (value) => escape(String(value));
 export class CopyLoad implements BulkLoad {
   private readonly types = new Map<string, Map<string, string>>();
 
+  /** The tables loaded into. */
+  get tables(): string[] {
+    return [...this.types.keys()];
+  }
+
   private constructor(private readonly client: pg.Client) {}
 
   static async run<T>(store: PostgresStore, programId: number, fn: (load: BulkLoad) => Promise<T>): Promise<T> {
     const client = await store.bulkConnection();
     try {
       await client.query('BEGIN');
-      const result = await fn(new CopyLoad(client));
+      const load = new CopyLoad(client);
+      const result = await fn(load);
       await client.query(rollUpStored('program_id = $1', String(BULK_WRITER)), [programId]);
+      // The planner learns the tables' new sizes with the commit rather than at autovacuum's next round.
+      await client.query(`ANALYZE ${[...load.tables, 'report_rollups'].join(', ')}`);
       await client.query('COMMIT');
       return result;
     } catch (error) {

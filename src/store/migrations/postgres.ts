@@ -157,19 +157,20 @@ CREATE INDEX payouts_batch ON payouts (batch_id);
 };
 
 /*
- * The reports' per-hour rollups (docs/architecture.md §18.5), built from the events already stored,
- * and the indexes that find the events of a window's partial hours by instant. The reports no longer
- * read events by their stored day, so those indexes go.
+ * The reports' rollups per hour and per day (docs/architecture.md §18.5), built from the events
+ * already stored, and the indexes that find the events of a window's partial hours by instant. The
+ * reports no longer read events by their stored day, so those indexes go.
  */
 const rollups: Migration = {
   version: 2,
   name: 'report rollups',
   sql: `
-CREATE TABLE report_hours (
-  program_id BIGINT NOT NULL, hour TIMESTAMP NOT NULL, partner_program_id BIGINT NOT NULL, writer BIGINT NOT NULL,
+CREATE TABLE report_rollups (
+  program_id BIGINT NOT NULL, span VARCHAR NOT NULL CHECK (span IN ('hour', 'day')), starts_at TIMESTAMP NOT NULL,
+  partner_program_id BIGINT NOT NULL, writer BIGINT NOT NULL,
   clicks BIGINT NOT NULL, leads BIGINT NOT NULL, lead_status BIGINT NOT NULL, conversions BIGINT NOT NULL, sales BIGINT NOT NULL,
   partners BIGINT NOT NULL, revenue_cents hugeint NOT NULL, commission_cents hugeint NOT NULL, refunded_cents hugeint NOT NULL,
-  PRIMARY KEY (program_id, hour, partner_program_id, writer)
+  PRIMARY KEY (program_id, span, starts_at, partner_program_id, writer)
 );
 
 DROP INDEX sale_events_program_day;
