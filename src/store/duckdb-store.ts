@@ -10,6 +10,7 @@ import type {
 } from '@duckdb/node-api';
 import { epochDay } from '../days.js';
 import { DayParam, ListParam, type Columns, type ColumnType, type IdAllocator, type Param, type Params, type Row, type Sql, type StatementObserver, type StoreEngine } from './db.js';
+import { SerialQueue } from './serial-queue.js';
 import { duckdb } from './duckdb.js';
 import { migrations as defaultMigrations, type Migration } from './migrations/index.js';
 
@@ -174,12 +175,6 @@ class ConnectionSql implements Sql {
   }
 }
 
-type Transaction = {
-  fn: (sql: Sql) => Promise<unknown>;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
-};
-
 export type StoreOptions = {
   /** Reader connections; each serves one request at a time (docs/architecture.md §6). */
   readers?: number;
@@ -204,8 +199,7 @@ export type StoreOptions = {
 export class DuckDBStore implements StoreEngine {
   readonly engine = 'duckdb';
   readonly shared = false;
-  private readonly queue: Transaction[] = [];
-  private draining = false;
+  private readonly writes = new SerialQueue();
   private closed = false;
   private readonly idle: ConnectionSql[];
   private readonly waiting: Array<(sql: ConnectionSql) => void> = [];
@@ -252,10 +246,7 @@ export class DuckDBStore implements StoreEngine {
   /** Runs `fn` in a transaction of the writer connection; resolves after its COMMIT, rolls back if it throws. */
   transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     this.assertOpen();
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
-      void this.drain();
-    });
+    return this.writes.run(() => this.run(fn));
   }
 
   /**
@@ -317,7 +308,7 @@ export class DuckDBStore implements StoreEngine {
   /** Waits for queued transactions, then checkpoints and closes the instance. */
   async close(): Promise<void> {
     if (this.closed) return;
-    while (this.draining || this.queue.length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await this.writes.settled();
     this.closed = true;
     try {
       await this.writer.run('CHECKPOINT');
@@ -332,25 +323,15 @@ export class DuckDBStore implements StoreEngine {
     if (this.closed) throw new Error('store is closed');
   }
 
-  private async drain(): Promise<void> {
-    if (this.draining) return;
-    this.draining = true;
-    try {
-      for (let next = this.queue.shift(); next; next = this.queue.shift()) await this.run(next);
-    } finally {
-      this.draining = false;
-    }
-  }
-
-  private async run({ fn, resolve, reject }: Transaction): Promise<void> {
+  private async run<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     try {
       await this.writer.run('BEGIN TRANSACTION');
       const value = await fn(this.writer);
       await this.writer.run('COMMIT');
-      resolve(value);
+      return value;
     } catch (error) {
       await this.rollback();
-      reject(error);
+      throw error;
     }
   }
 

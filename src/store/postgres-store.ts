@@ -5,6 +5,7 @@ import { randomInt } from 'node:crypto';
 import pg from 'pg';
 import { to as copyToStdout } from 'pg-copy-streams';
 import { DayParam, ListParam, type Columns, type ColumnType, type IdAllocator, type Param, type Params, type Row, type Sql, type StatementObserver, type StoreEngine } from './db.js';
+import { SerialQueue } from './serial-queue.js';
 import type { Migration } from './migrations/index.js';
 import { postgresMigrations } from './migrations/postgres.js';
 import { appendWithRollups, rollsUp, writeWithRollups } from './rollups.js';
@@ -160,12 +161,6 @@ class ClientSql<C extends pg.ClientBase = pg.Client> implements Sql {
   }
 }
 
-type Transaction = {
-  fn: (sql: Sql) => Promise<unknown>;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
-};
-
 export type PostgresStoreOptions = {
   /** Reader connections (docs/architecture.md §18.3). */
   readers?: number;
@@ -196,8 +191,7 @@ const MIGRATION_LOCK = 7_146_281_937;
 export class PostgresStore implements StoreEngine {
   readonly engine = 'postgres';
   readonly shared = true;
-  private readonly queue: Transaction[] = [];
-  private draining = false;
+  private readonly writes = new SerialQueue();
   private closed = false;
   /** The ids reserved by the transaction running now, whose unused ones go back at its end. */
   private reserved: Array<Map<string, { next: number; end: number }>> = [];
@@ -260,10 +254,7 @@ export class PostgresStore implements StoreEngine {
 
   transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     this.assertOpen();
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
-      void this.drain();
-    });
+    return this.writes.run(() => this.run(fn));
   }
 
   /** The first of `count` consecutive ids: one counter row per table, advanced in a statement of its own. */
@@ -363,7 +354,7 @@ export class PostgresStore implements StoreEngine {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    while (this.draining || this.queue.length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await this.writes.settled();
     this.closed = true;
     await Promise.allSettled([this.readers.end(), this.ids.end(), this.autocommitted.end(), this.writer?.client.end()]);
   }
@@ -372,17 +363,7 @@ export class PostgresStore implements StoreEngine {
     if (this.closed) throw new Error('store is closed');
   }
 
-  private async drain(): Promise<void> {
-    if (this.draining) return;
-    this.draining = true;
-    try {
-      for (let next = this.queue.shift(); next; next = this.queue.shift()) await this.run(next);
-    } finally {
-      this.draining = false;
-    }
-  }
-
-  private async run({ fn, resolve, reject }: Transaction): Promise<void> {
+  private async run<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       let writer: ClientSql | undefined;
       try {
@@ -391,7 +372,7 @@ export class PostgresStore implements StoreEngine {
         const value = await fn(writer);
         await this.releaseUnused();
         await writer.run('COMMIT');
-        return resolve(value);
+        return value;
       } catch (error) {
         this.reserved = [];
         if (writer) await this.rollback(writer);
@@ -399,7 +380,7 @@ export class PostgresStore implements StoreEngine {
           await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
           continue;
         }
-        return reject(error);
+        throw error;
       }
     }
   }
