@@ -128,7 +128,6 @@ export type PartnerMetrics = {
 /** One partner's row of the per-partner report: what its enrollment's events sum to in the window. */
 export type PartnerTotals = PartnerMetrics & { partnerId: number; name: string; refCode: string };
 
-
 /**
  * The partner sums are split either by enrollment (every partner of the program: the per-partner
  * report) or by stored day for one enrollment, the parameter $6 (a partner's own days: the partner

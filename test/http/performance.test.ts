@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { buildTestApp, ADMIN_TOKEN, type ProgramFixture, type TestApp } from '../helpers/app.js';
 import { NOW, reportHistory as history } from '../helpers/history.js';
 
@@ -294,5 +294,20 @@ describe('POST /api/admin/demo (the demo loader inside a running server)', () =>
     // Ids came from the allocator: a live click after the load does not collide.
     const program = await t.program();
     expect(await t.click(program)).toMatch(/^ck_1001_/);
+  });
+
+  test('a load failing after its partners and clicks were written leaves none of its rows: the program reports nothing', async () => {
+    const t = await buildTestApp({ now: NOW });
+    const nextId = t.store.nextId.bind(t.store);
+    vi.spyOn(t.store, 'nextId').mockImplementation(async (sql, table, count) => {
+      if (table === 'customers') throw new Error('IO Error: simulated failure');
+      return nextId(sql, table, count);
+    });
+    const response = await t.app.inject({ method: 'POST', url: '/api/admin/demo', payload: { days: 5, clicks: 500, seed: 3 }, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(response.statusCode).toBe(500);
+    expect([await t.count('partners'), await t.count('partner_programs'), await t.count('clicks')]).toEqual([0, 0, 0]);
+    // The program was created before the load began.
+    const report = (await get(t, '/api/tracking/performance/1?period=all')).json();
+    expect(report.metrics).toMatchObject({ totalClicks: 0, totalLeads: 0, totalSales: 0, totalPartners: 0, totalRevenue: 0 });
   });
 });
