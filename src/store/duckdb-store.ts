@@ -12,7 +12,7 @@ import { epochDay } from '../days.js';
 import { DayParam, ListParam, type Columns, type ColumnType, type IdAllocator, type Param, type Params, type Row, type Sql, type StatementObserver, type StoreEngine } from './db.js';
 import { SerialQueue } from './serial-queue.js';
 import { duckdb } from './duckdb.js';
-import { migrations as defaultMigrations, type Migration } from './migrations/index.js';
+import { applyMigrations, migrations as defaultMigrations, type Migration } from './migrations/index.js';
 
 function toDuckDB(value: Param): DuckDBValue {
   if (value instanceof Date) return duckdb.timestampValue(BigInt(value.getTime()) * 1000n);
@@ -345,23 +345,7 @@ export class DuckDBStore implements StoreEngine {
 }
 
 async function migrate(sql: ConnectionSql, migrations: readonly Migration[]): Promise<void> {
-  await sql.run(
-    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)',
-  );
-  const row = await sql.one<{ version: number | null }>('SELECT max(version) AS version FROM schema_migrations');
-  const current = row?.version ?? 0;
-  const pending = migrations.filter((m) => m.version > current);
-  for (const migration of pending) {
-    await sql.run('BEGIN TRANSACTION');
-    try {
-      await sql.run(migration.sql);
-      await sql.run('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
-      await sql.run('COMMIT');
-    } catch (error) {
-      await sql.connection.run('ROLLBACK');
-      throw new Error(`migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`);
-    }
-  }
+  const applied = await applyMigrations(sql, migrations);
   // DDL should not live only in the WAL (docs/architecture.md §6).
-  if (pending.length > 0) await sql.run('CHECKPOINT');
+  if (applied > 0) await sql.run('CHECKPOINT');
 }

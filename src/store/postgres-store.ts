@@ -6,7 +6,7 @@ import pg from 'pg';
 import { to as copyToStdout } from 'pg-copy-streams';
 import { DayParam, ListParam, type Columns, type ColumnType, type IdAllocator, type Param, type Params, type Row, type Sql, type StatementObserver, type StoreEngine } from './db.js';
 import { SerialQueue } from './serial-queue.js';
-import type { Migration } from './migrations/index.js';
+import { applyMigrations, type Migration } from './migrations/index.js';
 import { postgresMigrations } from './migrations/postgres.js';
 import { appendWithRollups, rollsUp, writeWithRollups } from './rollups.js';
 
@@ -406,21 +406,7 @@ async function connect(url: string, writerId: number, observe?: StatementObserve
 async function migrate(sql: ClientSql, migrations: readonly Migration[]): Promise<void> {
   await sql.run(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
   try {
-    await sql.run(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL DEFAULT now())',
-    );
-    const row = await sql.one<{ version: number | null }>('SELECT max(version) AS version FROM schema_migrations');
-    for (const migration of migrations.filter((m) => m.version > (row?.version ?? 0))) {
-      await sql.run('BEGIN');
-      try {
-        await sql.run(migration.sql);
-        await sql.run('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
-        await sql.run('COMMIT');
-      } catch (error) {
-        await sql.run('ROLLBACK');
-        throw new Error(`migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`);
-      }
-    }
+    await applyMigrations(sql, migrations);
   } finally {
     await sql.run(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`);
   }

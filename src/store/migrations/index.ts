@@ -10,6 +10,8 @@ import { payouts } from './009-payouts.js';
 import { landingUrl } from './010-landing-url.js';
 import { partnerSessions } from './011-partner-sessions.js';
 
+import type { Sql } from '../db.js';
+
 export type Migration = { version: number; name: string; sql: string };
 
 /** Applied in order on open; each runs once, recorded in schema_migrations. Never edit a shipped one. */
@@ -17,3 +19,28 @@ export const migrations: readonly Migration[] = [
   initial, webhookDeferral, testClicksUndated, customerClickRef, eventPayloadKeptWhenSkipped, clickVisitors, commissionLifecycle, refunds, payouts,
   landingUrl, partnerSessions,
 ];
+
+/**
+ * Applies the migrations newer than the database's latest, each in a transaction of its own that
+ * also records it in schema_migrations, so a failed one leaves the database at the one before.
+ * Answers how many it applied. SQL both engines read alike.
+ */
+export async function applyMigrations(sql: Sql, migrations: readonly Migration[]): Promise<number> {
+  await sql.run(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)',
+  );
+  const row = await sql.one<{ version: number | null }>('SELECT max(version) AS version FROM schema_migrations');
+  const pending = migrations.filter((m) => m.version > (row?.version ?? 0));
+  for (const migration of pending) {
+    await sql.run('BEGIN');
+    try {
+      await sql.run(migration.sql);
+      await sql.run('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+      await sql.run('COMMIT');
+    } catch (error) {
+      await sql.run('ROLLBACK');
+      throw new Error(`migration ${migration.version} (${migration.name}) failed: ${(error as Error).message}`);
+    }
+  }
+  return pending.length;
+}
