@@ -102,7 +102,8 @@ async function recordClicks(deps: ClickDeps, sql: Sql, clicks: PendingClick[], r
   return outcomes;
 }
 
-const recordClick = batched(recordClicks);
+// Nothing a click batch reads may change before it commits but its visitors' clicks, which it locks.
+const recordClick = batched(recordClicks, { isolation: 'read committed' });
 
 /**
  * POST /api/v1/track/click: a click on an active partner's referral link (docs/behaviour.md §3.1).

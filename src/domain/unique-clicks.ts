@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Sql } from '../store/db.js';
 import { findSetting, insertSetting } from '../store/settings.js';
-import { findVisitorClicks, latestVisitorClickAt, type ClickRow } from '../store/tracking.js';
+import { findVisitorClicks, latestVisitorClickAt, lockVisitors, type ClickRow } from '../store/tracking.js';
 import type { Deps } from './deps.js';
 import { randomToken } from './secrets.js';
 import { perStore } from './store-cache.js';
@@ -98,7 +98,10 @@ export class UniqueClicks {
     return visitorHash(this.salt, visitor);
   }
 
-  /** Finds the click each visit got within the window: in memory, else in one statement over the window's rows. */
+  /**
+   * Finds the click each visit got within the window: in memory, else in one statement over the
+   * window's rows, once the visitors it reads are locked against other instances.
+   */
   async load(sql: Sql, visits: Visit[]): Promise<void> {
     const { windowStart } = this;
     if (windowStart === null) return;
@@ -110,6 +113,7 @@ export class UniqueClicks {
     }
     const { fromId, latestBefore } = this.memory.coverage!;
     if (unknown.size === 0 || latestBefore <= windowStart) return;
+    await lockVisitors(sql, [...unknown]);
     for (const click of await findVisitorClicks(sql, [...unknown], new Date(windowStart), fromId)) {
       const key = visitKey({ enrollmentId: click.partner_program_id, hash: click.visitor_hash! });
       if (!this.found.has(key)) this.found.set(key, click.click_id);

@@ -1,4 +1,4 @@
-import type { Sql } from '../store/db.js';
+import type { Sql, TransactionOptions } from '../store/db.js';
 import type { Deps } from './deps.js';
 import { perStore } from './store-cache.js';
 
@@ -33,7 +33,10 @@ export class WriteBatcher<I, R, D extends Deps = Deps> {
   private pending: Array<Waiting<I, R>> = [];
   private flushing = false;
 
-  constructor(private readonly record: RecordBatch<I, R, D>) {}
+  constructor(
+    private readonly record: RecordBatch<I, R, D>,
+    private readonly options: TransactionOptions = {},
+  ) {}
 
   /** `deps` are those of the batcher's store (one batcher per store). */
   submit(deps: D, item: I): Promise<R> {
@@ -84,7 +87,7 @@ export class WriteBatcher<I, R, D extends Deps = Deps> {
     const outcomes = await deps.store.transaction((sql) => {
       effects = []; // a transaction run again (docs/architecture.md §18.1) keeps only its last run's effects
       return this.record(deps, sql, take(), { afterFailure, afterCommit: (effect) => effects.push(effect) });
-    });
+    }, this.options);
     for (const effect of effects) effect();
     return outcomes;
   }
@@ -95,7 +98,7 @@ function settle<I, R>(batch: Array<Waiting<I, R>>, outcomes: R[]): void {
 }
 
 /** Submits items to one batcher per store (tests open many stores in one process). */
-export function batched<I, R, D extends Deps = Deps>(record: RecordBatch<I, R, D>): (deps: D, item: I) => Promise<R> {
-  const batcherOf = perStore(() => new WriteBatcher(record));
+export function batched<I, R, D extends Deps = Deps>(record: RecordBatch<I, R, D>, options?: TransactionOptions): (deps: D, item: I) => Promise<R> {
+  const batcherOf = perStore(() => new WriteBatcher(record, options));
   return (deps, item) => batcherOf(deps.store).submit(deps, item);
 }

@@ -62,6 +62,14 @@ export type StatementObserver = (sql: string, ms: number) => void;
 /** Hands out ids reserved by Store.idAllocator, synchronously; more than reserved is a bug and throws. */
 export type IdAllocator = (table: string, count?: number) => number;
 
+/**
+ * How a write transaction sees the others. `serializable` (the default): as if the transactions of
+ * all instances ran one after another. `read committed`: each statement sees what was committed
+ * before it started, for a transaction that serializes what it reads itself, with locks
+ * (docs/architecture.md §18.1). DuckDB has one writer, so every transaction is serial there.
+ */
+export type TransactionOptions = { isolation?: 'serializable' | 'read committed' };
+
 /** What every engine provides. */
 export interface StoreEngine {
   readonly engine: 'duckdb' | 'postgres';
@@ -78,7 +86,7 @@ export interface StoreEngine {
    * run more than once (PostgreSQL retries a transaction that lost a serialization conflict), so
    * whatever it does outside the store must be done again from scratch on each run.
    */
-  transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (sql: Sql) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** The first of `count` consecutive new ids of a table. */
   nextId(sql: Sql, table: string, count?: number): Promise<number>;
   /** Reserves up to `needs[table]` ids of each table for one transaction, handed out synchronously. */

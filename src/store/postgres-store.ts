@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { randomInt } from 'node:crypto';
 import pg from 'pg';
 import { to as copyToStdout } from 'pg-copy-streams';
-import { DayParam, ListParam, type Columns, type ColumnType, type IdAllocator, type Param, type Params, type Row, type Sql, type StatementObserver, type StoreEngine } from './db.js';
+import { DayParam, ListParam, type Columns, type ColumnType, type IdAllocator, type Param, type Params, type Row, type Sql, type StatementObserver, type StoreEngine, type TransactionOptions } from './db.js';
 import { SerialQueue } from './serial-queue.js';
 import { applyMigrations, type Migration } from './migrations/index.js';
 import { postgresMigrations } from './migrations/postgres.js';
@@ -252,9 +252,9 @@ export class PostgresStore implements StoreEngine {
     }
   }
 
-  transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (sql: Sql) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     this.assertOpen();
-    return this.writes.run(() => this.run(fn));
+    return this.writes.run(() => this.run(fn, options.isolation ?? 'serializable'));
   }
 
   /** The first of `count` consecutive ids: one counter row per table, advanced in a statement of its own. */
@@ -363,12 +363,12 @@ export class PostgresStore implements StoreEngine {
     if (this.closed) throw new Error('store is closed');
   }
 
-  private async run<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+  private async run<T>(fn: (sql: Sql) => Promise<T>, isolation: Required<TransactionOptions>['isolation']): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       let writer: ClientSql | undefined;
       try {
         writer = this.writer ??= await connect(this.url, this.writerId, this.observeWrites);
-        await writer.run('BEGIN ISOLATION LEVEL SERIALIZABLE');
+        await writer.run(`BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}`);
         const value = await fn(writer);
         await this.releaseUnused();
         await writer.run('COMMIT');

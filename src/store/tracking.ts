@@ -49,6 +49,23 @@ export async function latestVisitorClickAt(sql: Sql): Promise<Date | null> {
 
 export type VisitorClick = Pick<ClickRow, 'id' | 'click_id' | 'partner_program_id' | 'visitor_hash'>;
 
+/** The transaction locks of visitors (PostgreSQL's advisory locks of two keys: this class, then the hash's low 32 bits). */
+const VISITOR_LOCKS = 7_146;
+
+/**
+ * Locks each visitor until the transaction ends, in key order so that two batches locking the same
+ * visitors never deadlock: another instance deciding a visitor's click waits for this one to commit,
+ * and its lookup, at READ COMMITTED, then sees this click (docs/architecture.md §18.4). DuckDB's one
+ * writer needs no lock.
+ */
+export async function lockVisitors(sql: Sql, hashes: number[]): Promise<void> {
+  if (sql.engine !== 'postgres' || hashes.length === 0) return;
+  await sql.run(
+    `SELECT pg_advisory_xact_lock(${VISITOR_LOCKS}, key) FROM (SELECT DISTINCT (h % 4294967296 - 2147483648)::INTEGER AS key FROM unnest($1::BIGINT[]) AS h ORDER BY key) AS keys`,
+    [list(hashes)],
+  );
+}
+
 /**
  * The clicks of some visitors stored after `after` with a row id below `beforeId`, oldest first.
  * Clicks are stored in time and id order, so both bounds are zone-map ranges: only the row groups

@@ -165,6 +165,22 @@ test('one click per visitor and hour across both instances: repeats through eith
   expect(await clicks()).toBe(3);
 });
 
+test('visitors clicking at once through both instances, 10 rounds of 20 new visitors with 4 clicks each: one stored click and one click id per visitor', async () => {
+  const two = await twoInstances();
+  const program = await two.make.program();
+  for (let round = 0; round < 10; round++) {
+    const visitors = Array.from({ length: 20 }, (_, v) => `visitor-${round}-${v}`);
+    // Each visitor's clicks alternate between the instances, so both batches hold the same visitors at once.
+    const answers = await split(two.apis, visitors.length * 4, (api, i) =>
+      api.track('/api/v1/track/click', { ref: program.refCode }, undefined, { 'user-agent': visitors[Math.floor(i / 4)] }),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(answers.length).fill(200));
+    const idsOf = visitors.map((_, v) => new Set(answers.slice(v * 4, v * 4 + 4).map((a) => a.body.click_id)));
+    expect(idsOf.map((ids) => ids.size), `round ${round}`).toEqual(Array(visitors.length).fill(1));
+  }
+  expect((await withDatabase(two, counts)).clicks).toBe(200);
+});
+
 test('refunds raced across both instances stay exactly-once: 20 identical refunds record one, 30 different ones never refund more than the sale', async () => {
   const two = await twoInstances();
   const program = await two.make.program();
