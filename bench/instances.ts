@@ -7,15 +7,33 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { StoreLocation } from '../src/store/open.js';
 import { clickRequests, newVisitors } from './clicks.js';
-import { load, NO_LIMITS, serve, summarize, tempDir, type LoadResult, type Served, type Summary } from './lib.js';
+import { capCpu, cpuCapUnavailable, load, measuringCpu, NO_LIMITS, serve, summarize, tempDir, type CpuUse, type LoadResult, type Served, type Summary } from './lib.js';
 import { provision, saleBody } from './sales.js';
 
-/** In all: one instance gets every connection, two instances half each. */
-const CONNECTIONS = 32;
 const SECONDS = 10;
 
 export type Workload = 'sales' | 'clicks';
-type SetupName = 'duckdb' | 'postgresOne' | 'postgresTwo';
+/**
+ * Each instance's share of a core in the capped setups: small enough that PostgreSQL and the load
+ * generator keep CPU to spare beside two of them on this 2-core machine, so the instances, not the
+ * machine, are what limits the throughput (docs/architecture.md §18.8).
+ */
+export const CAP_PERCENT = 40;
+
+/**
+ * The setups, run interleaved, with the load generator's connections to each instance. Uncapped, the
+ * same 32 connections are split between the instances: the same clients served by one or by two.
+ * Capped, each instance gets 32, as loaded as the one alone: two instances' capacity against one's,
+ * each batching what 32 clients send (docs/architecture.md §18.8).
+ */
+const SETUPS = {
+  duckdb: { instances: 1, postgres: false, capped: false, connections: 32 },
+  postgresOne: { instances: 1, postgres: true, capped: false, connections: 32 },
+  postgresTwo: { instances: 2, postgres: true, capped: false, connections: 16 },
+  cappedOne: { instances: 1, postgres: true, capped: true, connections: 32 },
+  cappedTwo: { instances: 2, postgres: true, capped: true, connections: 32 },
+} as const;
+type SetupName = keyof typeof SETUPS;
 export type SetupFigures = {
   rps: Summary;
   p50: Summary;
@@ -23,8 +41,12 @@ export type SetupFigures = {
   /** PostgreSQL: write transactions rolled back after a serialization conflict and run again, per run. */
   rolledBack: Summary | null;
   storedOnce: boolean;
+  /** Where the CPU went, in % of one core (medians of the runs), and the servers' and PostgreSQL's CPU time per request. */
+  cpu: Record<Exclude<keyof CpuUse, 'cores'>, number> & { cores: number; msPerRequest: Summary };
 };
-export type InstancesFigures = Record<SetupName, SetupFigures>;
+/** The capped setups are left out (undefined) where no process can be held to a CPU share; `uncapped` says why. */
+export type InstancesFigures = Record<Exclude<SetupName, 'cappedOne' | 'cappedTwo'>, SetupFigures> &
+  Partial<Record<'cappedOne' | 'cappedTwo', SetupFigures>> & { uncapped?: string };
 
 type Setup = {
   servers: Served[];
@@ -88,19 +110,26 @@ async function rollbacks(databaseUrl: string): Promise<number> {
  * `instances` servers on one data dir (one admin token) and one database: the data dir's DuckDB
  * file, or a PostgreSQL schema; a program provisioned for the workload through the first server.
  */
-async function setUp(workload: Workload, name: SetupName, instances: number, databaseUrl?: string): Promise<Setup> {
+async function setUp(workload: Workload, name: SetupName, databaseUrl: string): Promise<Setup> {
+  const { instances, postgres, capped } = SETUPS[name];
   const dir = tempDir(`instances-${name}`);
-  const schema = databaseUrl ? await benchSchema(databaseUrl, name) : undefined;
+  const schema = postgres ? await benchSchema(databaseUrl, name) : undefined;
   const env: Record<string, string> = schema ? { PARTNERKIT_DATABASE_URL: schema.url } : {};
   const servers: Served[] = [];
+  const uncaps: Array<() => void> = [];
   const remove = async () => {
     await Promise.all(servers.map((server) => server.stop()));
+    for (const uncap of uncaps) uncap();
     await schema?.drop();
     dir.remove();
   };
   try {
     // One after the other: each waits for the data dir's discovery file to name it.
-    for (let i = 0; i < instances; i++) servers.push(await serve(dir.path, [...NO_LIMITS, '--trust-proxy'], env));
+    for (let i = 0; i < instances; i++) {
+      const server = await serve(dir.path, [...NO_LIMITS, '--trust-proxy'], env);
+      servers.push(server);
+      if (capped) uncaps.push(capCpu(server.pid, CAP_PERCENT));
+    }
     const location: StoreLocation = schema ? { postgres: schema.url } : { duckdb: join(dir.path, 'partnerkit.duckdb') };
     const adminToken = readFileSync(join(dir.path, 'admin-token'), 'utf8').trim();
     const program = await provision(servers[0].url, adminToken, workload === 'sales' ? undefined : 1);
@@ -117,14 +146,18 @@ async function setUp(workload: Workload, name: SetupName, instances: number, dat
   }
 }
 
-/** One 10 s run of every server of a setup at once: the sum of their throughputs, the worse of their latencies. */
-async function runOnce(setup: Setup): Promise<LoadResult> {
-  const results = await Promise.all(
-    setup.servers.map((server, i) => load({ url: server.url, connections: CONNECTIONS / setup.servers.length, seconds: SECONDS, ...setup.requests[i] })),
+/**
+ * One 10 s run of every server of a setup at once, `connections` each: the sum of their throughputs,
+ * the worse of their latencies, and where the CPU went meanwhile.
+ */
+async function runOnce(setup: Setup, connections: number): Promise<{ result: LoadResult; cpu: CpuUse }> {
+  const { result: results, cpu } = await measuringCpu(
+    setup.servers.map((server) => server.pid),
+    () => Promise.all(setup.servers.map((server, i) => load({ url: server.url, connections, seconds: SECONDS, ...setup.requests[i] }))),
   );
   const sum = (field: keyof LoadResult) => results.reduce((total, r) => total + r[field], 0);
   const worst = (field: keyof LoadResult) => Math.max(...results.map((r) => r[field]));
-  return {
+  const result = {
     rps: sum('rps'),
     p50: worst('p50'),
     p99: worst('p99'),
@@ -134,45 +167,61 @@ async function runOnce(setup: Setup): Promise<LoadResult> {
     fiveHundreds: sum('fiveHundreds'),
     errors: sum('errors'),
   };
+  return { result, cpu };
 }
 
 /**
- * The workload at 32 connections on DuckDB (one instance), on PostgreSQL with one instance, and with
- * two instances (16 connections each), `runs` × 10 s each, interleaved.
+ * The workload on DuckDB (one instance), on PostgreSQL with one instance and with two, then the same
+ * two held to CAP_PERCENT of a core each where a cgroup can do it (SETUPS); `runs` × 10 s each,
+ * interleaved.
  */
 export async function benchInstances(workload: Workload, databaseUrl: string, runs = 3): Promise<InstancesFigures> {
+  const uncapped = cpuCapUnavailable();
+  const names = (Object.keys(SETUPS) as SetupName[]).filter((name) => !(uncapped && SETUPS[name].capped));
   const setups: Partial<Record<SetupName, Setup>> = {};
   try {
-    setups.duckdb = await setUp(workload, 'duckdb', 1);
-    setups.postgresOne = await setUp(workload, 'postgresOne', 1, databaseUrl);
-    setups.postgresTwo = await setUp(workload, 'postgresTwo', 2, databaseUrl);
-    const results: Record<SetupName, LoadResult[]> = { duckdb: [], postgresOne: [], postgresTwo: [] };
-    const rolledBack: Record<SetupName, number[]> = { duckdb: [], postgresOne: [], postgresTwo: [] };
+    for (const name of names) setups[name] = await setUp(workload, name, databaseUrl);
+    const results = Object.fromEntries(names.map((name) => [name, [] as LoadResult[]])) as Record<SetupName, LoadResult[]>;
+    const cpu = Object.fromEntries(names.map((name) => [name, [] as CpuUse[]])) as Record<SetupName, CpuUse[]>;
+    const rolledBack = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<SetupName, number[]>;
     let rolledBackSoFar = await rollbacks(databaseUrl);
     for (let run = 0; run < runs; run++) {
-      for (const name of Object.keys(results) as SetupName[]) {
-        results[name].push(await runOnce(setups[name]!));
-        if (name === 'duckdb') continue;
+      for (const name of names) {
+        const { result, cpu: used } = await runOnce(setups[name]!, SETUPS[name].connections);
+        results[name].push(result);
+        cpu[name].push(used);
+        if (!SETUPS[name].postgres) continue;
         const now = await rollbacks(databaseUrl);
         rolledBack[name].push(now - rolledBackSoFar);
         rolledBackSoFar = now;
       }
     }
-    const figures = {} as InstancesFigures;
-    for (const name of Object.keys(results) as SetupName[]) {
+    const figures = { uncapped } as InstancesFigures;
+    for (const name of names) {
       const setup = setups[name]!;
       await Promise.all(setup.servers.map((server) => server.stop()));
-      // Requests in flight when a run ends are stored but not counted, at most CONNECTIONS per run.
+      // Requests in flight when a run ends are stored but not counted, at most one per connection and run.
+      const inFlight = SETUPS[name].instances * SETUPS[name].connections * runs;
       const acknowledged = results[name].reduce((sum, r) => sum + r.ok, 0);
       const after = await countRows(setup.location, TABLES[workload]);
       const stored = after.map((n, i) => n - PROVISIONED[workload][i]);
+      const median = (of: (c: CpuUse) => number) => summarize(cpu[name].map(of)).median;
       figures[name] = {
         rps: summarize(results[name].map((r) => r.rps)),
         p50: summarize(results[name].map((r) => r.p50)),
         p99: summarize(results[name].map((r) => r.p99)),
-        rolledBack: name === 'duckdb' ? null : summarize(rolledBack[name]),
+        rolledBack: SETUPS[name].postgres ? summarize(rolledBack[name]) : null,
+        cpu: {
+          machine: median((c) => c.machine),
+          servers: median((c) => c.servers),
+          postgres: median((c) => c.postgres),
+          loader: median((c) => c.loader),
+          cores: cpu[name][0].cores,
+          // 1 % of a core is 10 ms of CPU per second: ÷ requests per second gives ms per request.
+          msPerRequest: summarize(cpu[name].map((c, i) => (10 * (c.servers + c.postgres)) / results[name][i].rps)),
+        },
         storedOnce:
-          results[name].every((r) => r.non2xx === 0 && r.errors === 0) && stored.every((n) => n === stored[0] && n >= acknowledged && n <= acknowledged + CONNECTIONS * runs),
+          results[name].every((r) => r.non2xx === 0 && r.errors === 0) && stored.every((n) => n === stored[0] && n >= acknowledged && n <= acknowledged + inFlight),
       };
     }
     return figures;

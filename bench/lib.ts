@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -43,6 +43,48 @@ export const visitorAddress = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) &
 export const NO_LIMITS = ['--rate-limit', '100000000', '--click-rate-limit', '100000000'];
 
 export type Served = { url: string; pid: number; child: ChildProcess; stop(): Promise<void> };
+
+/** The CPU controller's folder: cgroup v1's cpu hierarchy, else the unified (v2) one when it offers cpu. */
+function cpuControllerRoot(): { root: string; v1: boolean } | undefined {
+  if (existsSync('/sys/fs/cgroup/cpu/cpu.cfs_quota_us')) return { root: '/sys/fs/cgroup/cpu', v1: true };
+  const controllers = '/sys/fs/cgroup/cgroup.subtree_control';
+  if (existsSync(controllers) && readFileSync(controllers, 'utf8').split(/\s+/).includes('cpu')) return { root: '/sys/fs/cgroup', v1: false };
+  return undefined;
+}
+
+/** Why processes cannot be held to a CPU share here, or undefined when they can (root, a cgroup CPU controller). */
+export function cpuCapUnavailable(): string | undefined {
+  const controller = cpuControllerRoot();
+  if (!controller) return 'no cgroup CPU controller';
+  try {
+    const probe = join(controller.root, `partnerkit-bench-probe-${process.pid}`);
+    mkdirSync(probe);
+    rmdirSync(probe);
+    return undefined;
+  } catch (error) {
+    return `cannot make a cgroup: ${(error as Error).message}`;
+  }
+}
+
+/**
+ * Holds a process (all its threads) to `percent` % of one core with a cgroup of its own, as if it had
+ * a small machine to itself; the returned function removes the cgroup once the process has ended.
+ */
+export function capCpu(pid: number, percent: number): () => void {
+  const { root, v1 } = cpuControllerRoot()!;
+  const group = join(root, `partnerkit-bench-${pid}`);
+  mkdirSync(group);
+  const period = 10_000; // µs: a short period spreads the share evenly, rather than 40 ms on then 60 ms frozen
+  const quota = Math.round((period * percent) / 100);
+  if (v1) {
+    writeFileSync(join(group, 'cpu.cfs_period_us'), String(period));
+    writeFileSync(join(group, 'cpu.cfs_quota_us'), String(quota));
+  } else {
+    writeFileSync(join(group, 'cpu.max'), `${quota} ${period}`);
+  }
+  writeFileSync(join(group, 'cgroup.procs'), String(pid));
+  return () => rmdirSync(group);
+}
 
 /** A real `partnerkit serve` on a data dir; resolves when its discovery file names it. */
 export async function serve(dataDir: string, args: string[] = [], env: Record<string, string> = {}): Promise<Served> {
@@ -146,4 +188,69 @@ export async function api<T = any>(url: string, path: string, token: string, bod
   const json = await response.json();
   if (!response.ok) throw new Error(`${path} → ${response.status} ${JSON.stringify(json)}`);
   return json as T;
+}
+
+/** Linux counts CPU time in ticks of 10 ms (USER_HZ 100) in /proc. */
+const TICK_MS = 10;
+
+/** User and system CPU time of a process, in ms, from /proc/<pid>/stat; 0 once it is gone. */
+function processCpuMs(pid: number | string): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // the name may hold spaces; fields from the 3rd on
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+/** Every PostgreSQL server process's CPU time, in ms (the bench database's backends among them). */
+function postgresCpuMs(): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += processCpuMs(pid);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return total;
+}
+
+/** The machine's CPU time in ms, busy and in all, summed over its cores (/proc/stat). */
+function machineCpuMs(): { busy: number; total: number } {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  const total = ticks.slice(0, 8).reduce((sum, n) => sum + n, 0); // user … steal (guest time is inside user)
+  const idle = ticks[3] + ticks[4]; // idle, iowait
+  return { busy: (total - idle) * TICK_MS, total: total * TICK_MS };
+}
+
+/** Where the machine's CPU went during a run, in % of one core: 100 × cores is all of it. */
+export type CpuUse = { machine: number; servers: number; postgres: number; loader: number; cores: number };
+
+/**
+ * Measures the CPU time of `run` (Linux /proc): the machine's, the servers' (`pids`), PostgreSQL's
+ * and this process's, which runs the load generator.
+ */
+export async function measuringCpu<T>(pids: number[], run: () => Promise<T>): Promise<{ result: T; cpu: CpuUse }> {
+  const sample = () => ({ machine: machineCpuMs(), servers: pids.reduce((sum, pid) => sum + processCpuMs(pid), 0), postgres: postgresCpuMs(), loader: process.cpuUsage() });
+  const before = sample();
+  const started = performance.now();
+  const result = await run();
+  const after = sample();
+  const wallMs = performance.now() - started;
+  const percent = (ms: number) => (100 * ms) / wallMs;
+  const cores = availableParallelism();
+  const loaderMs = (after.loader.user + after.loader.system - before.loader.user - before.loader.system) / 1000;
+  return {
+    result,
+    cpu: {
+      // Busy share of all the machine's time, so ticks counted while sampling do not tip it past 100 %.
+      machine: (100 * cores * (after.machine.busy - before.machine.busy)) / (after.machine.total - before.machine.total),
+      servers: percent(after.servers - before.servers),
+      postgres: percent(after.postgres - before.postgres),
+      loader: percent(loaderMs),
+      cores,
+    },
+  };
 }
