@@ -4,6 +4,16 @@ import type { Store } from '../../src/store/db.js';
 
 export { seededRandom } from '../../src/domain/demo-history.js';
 
+/** The items in an order drawn from `random` (Fisher–Yates). */
+export function shuffle<T>(items: readonly T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
 /**
  * An error answer is in one of the two documented envelopes (README "Tracking API", src/errors.ts):
  * platform `{data:null,error:{status,name,message,details,code}}` or typed `{error:{code,message,…}}`,
@@ -45,6 +55,15 @@ export async function counts(store: Store): Promise<Counts> {
   parts.push("SELECT 'conversions' AS name, count(*) AS n FROM customers WHERE status = 'conversion'");
   const rows = await store.read((sql) => sql.all<{ name: keyof Counts; n: number }>(parts.join(' UNION ALL ')));
   return Object.fromEntries(rows.map((row) => [row.name, row.n])) as Counts;
+}
+
+/** Each sale with its commission, by transaction id. */
+export function salesOf(store: Store, where = 'true') {
+  return store.read((sql) =>
+    sql.all<{ transaction_id: string; amount_cents: number; commission: number | null }>(
+      `SELECT s.transaction_id, s.amount_cents, c.amount_cents AS commission FROM sale_events s LEFT JOIN commissions c ON c.sale_id = s.id WHERE ${where} ORDER BY s.transaction_id`,
+    ),
+  );
 }
 
 /** after − before, per table; tables that did not change are left out. */

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { ADMIN_TOKEN, buildTestApp, type TestApp } from '../helpers/app.js';
-import { sendWebhook, stripeMerchant, webhookServer } from '../helpers/stripe.js';
-import { counts, delta, seededRandom } from './support.js';
+import { ADMIN_TOKEN, buildTestApp } from '../helpers/app.js';
+import { sendWebhook, stripeMerchant, SUBSCRIPTION, SUBSCRIPTION_SALES, webhookServer } from '../helpers/stripe.js';
+import { counts, delta, salesOf, seededRandom, shuffle } from './support.js';
 
 /**
  * Webhook redelivery storm: Stripe retries, redelivers and reorders. The same signed event many
@@ -15,50 +15,12 @@ async function merchant() {
   return { t, program: m.program, load: (name: string) => JSON.stringify(m.load(name), null, 2) };
 }
 
-/** Each sale with its commission, by transaction id. */
-function salesOf(t: TestApp, where = 'true') {
-  return t.store.read((sql) =>
-    sql.all<{ transaction_id: string; amount_cents: number; commission: number | null }>(
-      `SELECT s.transaction_id, s.amount_cents, c.amount_cents AS commission FROM sale_events s LEFT JOIN commissions c ON c.sale_id = s.id WHERE ${where} ORDER BY s.transaction_id`,
-    ),
-  );
-}
-
-function shuffle<T>(items: T[], random: () => number): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
-}
-
 /** Each storm's fixture, the one sale it records, and how many customers it converts. */
 const STORMS: Array<[string, { transaction_id: string; amount_cents: number; commission: number }, number]> = [
   ['checkout-one-time', { transaction_id: 'pi_3RpkOneTimeQm2LdVh1', amount_cents: 5499, commission: 1100 }, 1],
   ['checkout-subscription', { transaction_id: 'in_1RpkFirstQm2LdVhB3', amount_cents: 2900, commission: 580 }, 1],
   // Its customer converted with the subscription's checkout, delivered a month before.
   ['invoice-renewal', { transaction_id: 'in_1RpkRenewalQm2LdVhJ7', amount_cents: 3190, commission: 638 }, 0],
-];
-
-/** A subscription's events as Stripe sends them, and where each ends whatever the order: its stored outcome, reason and sale. */
-const SUBSCRIPTION: Array<[string, string, string | null, string | null]> = [
-  ['checkout-subscription', 'recorded', null, 'in_1RpkFirstQm2LdVhB3'],
-  ['invoice-first', 'skipped', 'not_subscription_cycle', null], // the checkout's own first invoice
-  ['invoice-renewal', 'recorded', null, 'in_1RpkRenewalQm2LdVhJ7'],
-  ['invoice-renewal-legacy', 'recorded', null, 'in_1RpkLegacyQm2LdVhK8'],
-  ['invoice-paid-renewal', 'recorded', null, 'in_1RpkInvoicePaidQm2LdVhL9'],
-  ['invoice-renewal-no-metadata', 'recorded', null, 'in_1RpkNoMetadataQm2LdVhN2'],
-  ['invoice-zero-amount', 'skipped', 'non_positive_amount', null],
-];
-
-/** The first payment and four paid renewals, 20 % commission each (half-up: 3190 → 638). */
-const SUBSCRIPTION_SALES = [
-  { transaction_id: 'in_1RpkFirstQm2LdVhB3', amount_cents: 2900, commission: 580 },
-  { transaction_id: 'in_1RpkInvoicePaidQm2LdVhL9', amount_cents: 2900, commission: 580 },
-  { transaction_id: 'in_1RpkLegacyQm2LdVhK8', amount_cents: 2900, commission: 580 },
-  { transaction_id: 'in_1RpkNoMetadataQm2LdVhN2', amount_cents: 2900, commission: 580 },
-  { transaction_id: 'in_1RpkRenewalQm2LdVhJ7', amount_cents: 3190, commission: 638 },
 ];
 
 describe('webhook redelivery storm', () => {
@@ -86,7 +48,7 @@ describe('webhook redelivery storm', () => {
       expect(delta(before, await counts(t.store))).toEqual({
         sale_events: 1, commissions: 1, sale_transactions: 1, webhook_events: 1, ...(conversions ? { conversions } : {}),
       });
-      expect(await salesOf(t, `s.id = ${first[0].body.sale_id}`)).toEqual([sale]);
+      expect(await salesOf(t.store, `s.id = ${first[0].body.sale_id}`)).toEqual([sale]);
     },
   );
 
@@ -116,7 +78,7 @@ describe('webhook redelivery storm', () => {
       expect({
         order,
         metrics: { totalSales, totalRevenue, totalPartnersCommission, totalConversions },
-        sales: await salesOf(t),
+        sales: await salesOf(t.store),
         events: events.map((name) => [name, ...(byEvent.get(JSON.parse(load(name)).id) ?? ['not stored'])]),
         webhookEvents: stored.length,
         conversions: await t.count('customers', "status = 'conversion'"),

@@ -88,3 +88,23 @@ export async function stripeMerchant(t: TestApp, programOverrides: Record<string
   const values = { CLICK_ID: a.clickId, CUSTOMER_KEY: 'user_42', PROGRAM_ID: String(program.id), EMAIL: 'Sam@Example.org' };
   return { program, clickId: a.clickId, values, load: <T = any>(name: string) => fixture<T>(name, values) };
 }
+
+/** A subscription's events as Stripe sends them, and where each ends whatever the order: its stored outcome, reason and sale. */
+export const SUBSCRIPTION: Array<[string, string, string | null, string | null]> = [
+  ['checkout-subscription', 'recorded', null, 'in_1RpkFirstQm2LdVhB3'],
+  ['invoice-first', 'skipped', 'not_subscription_cycle', null], // the checkout's own first invoice
+  ['invoice-renewal', 'recorded', null, 'in_1RpkRenewalQm2LdVhJ7'],
+  ['invoice-renewal-legacy', 'recorded', null, 'in_1RpkLegacyQm2LdVhK8'],
+  ['invoice-paid-renewal', 'recorded', null, 'in_1RpkInvoicePaidQm2LdVhL9'],
+  ['invoice-renewal-no-metadata', 'recorded', null, 'in_1RpkNoMetadataQm2LdVhN2'],
+  ['invoice-zero-amount', 'skipped', 'non_positive_amount', null],
+];
+
+/** The first payment and four paid renewals, 20 % commission each (half-up: 3190 → 638). */
+export const SUBSCRIPTION_SALES = [
+  { transaction_id: 'in_1RpkFirstQm2LdVhB3', amount_cents: 2900, commission: 580 },
+  { transaction_id: 'in_1RpkInvoicePaidQm2LdVhL9', amount_cents: 2900, commission: 580 },
+  { transaction_id: 'in_1RpkLegacyQm2LdVhK8', amount_cents: 2900, commission: 580 },
+  { transaction_id: 'in_1RpkNoMetadataQm2LdVhN2', amount_cents: 2900, commission: 580 },
+  { transaction_id: 'in_1RpkRenewalQm2LdVhJ7', amount_cents: 3190, commission: 638 },
+];

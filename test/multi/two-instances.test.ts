@@ -6,8 +6,8 @@ import type { Store } from '../../src/store/db.js';
 import { startServe, tempDataDir, until, type ServeProcess } from '../helpers/cli.js';
 import { openTestStore, TEST_DATABASE_URL } from '../helpers/engine.js';
 import { factories, httpFactoryApi, type FactoryApi } from '../helpers/factories.js';
-import { fixture, postWebhook } from '../helpers/stripe.js';
-import { counts, delta, seededRandom } from '../faults/support.js';
+import { fixture, postWebhook, SUBSCRIPTION, SUBSCRIPTION_SALES } from '../helpers/stripe.js';
+import { counts, delta, salesOf, seededRandom, shuffle } from '../faults/support.js';
 
 /*
  * Two real `partnerkit serve` processes (dist/: `npm run build` first) on one PostgreSQL database,
@@ -45,6 +45,13 @@ async function twoInstances(): Promise<Instances> {
   const adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
   const apis = servers.map((server) => httpFactoryApi(server.url, adminToken));
   return { dataDir, adminToken, servers, apis, make: factories(apis[0]) };
+}
+
+/** Both servers killed (-9) and started again with the clock at `now`. */
+async function restartBoth(two: Instances, now: string): Promise<void> {
+  for (const server of two.servers) await server.stop('SIGKILL');
+  two.servers = await startBoth(two.dataDir, now);
+  two.apis = two.servers.map((server) => httpFactoryApi(server.url, two.adminToken));
 }
 
 /** `n` requests at once, the i-th through server i mod 2; their answers in that order. */
@@ -109,6 +116,47 @@ test('one Stripe event delivered 20 times at once, split across both instances: 
   expect(delta(before, await withDatabase(two, counts))).toEqual({ webhook_events: 1, sale_events: 1, commissions: 1, sale_transactions: 1, conversions: 1 });
 });
 
+test("a subscription's events and redeliveries all at once, split across both instances, 10 programs at once: the sales and outcomes one instance gives in any order", { timeout: 120_000 }, async () => {
+  const two = await twoInstances();
+  const random = seededRandom(SEED);
+  const merchants = [];
+  for (let i = 0; i < 10; i++) {
+    const program = await two.make.program();
+    const { clickId } = await two.make.lead(program, 'user_42', { email: 'jenny@shop.example' });
+    await two.make.lead(program, 'user_77', { email: 'sam@example.org' });
+    const values = { CLICK_ID: clickId, CUSTOMER_KEY: 'user_42', PROGRAM_ID: String(program.id), EMAIL: 'Sam@Example.org' };
+    merchants.push({ program, payloads: SUBSCRIPTION.map(([name]) => JSON.stringify(fixture(name, values), null, 2)) });
+  }
+  // After the last renewal, so every event is in the past and within the attribution window.
+  const now = '2026-04-28T12:05:00.000Z';
+  await restartBoth(two, now);
+  const timestamp = Date.parse(now) / 1000;
+  // Every program's deliveries at once, in one shuffled stream alternating between the instances.
+  const deliveries = shuffle(
+    merchants.flatMap(({ program, payloads }) => [...payloads, ...payloads.filter(() => random() < 0.5)].map((payload) => ({ program, payload }))),
+    random,
+  );
+  const answers = await Promise.all(deliveries.map(({ program, payload }, i) => postWebhook(two.servers[i % 2].url, program, payload, { timestamp })));
+  expect(answers.map((a) => a.status)).toEqual(Array(deliveries.length).fill(200));
+  for (const { program, payloads } of merchants) {
+    const stored = await withDatabase(two, (store) =>
+      store.read((sql) =>
+        sql.all<{ event_id: string; outcome: string; reason: string | null; transaction_id: string | null }>(
+          'SELECT w.event_id, w.outcome, w.reason, s.transaction_id FROM webhook_events w LEFT JOIN sale_events s ON s.id = w.sale_id WHERE w.program_id = $1',
+          [program.id],
+        ),
+      ),
+    );
+    const byEvent = new Map(stored.map((e) => [e.event_id, [e.outcome, e.reason, e.transaction_id]]));
+    expect({
+      program: program.id,
+      events: SUBSCRIPTION.map(([name], i) => [name, ...(byEvent.get(JSON.parse(payloads[i]).id) ?? ['not stored'])]),
+      webhookEvents: stored.length,
+      sales: await withDatabase(two, (store) => salesOf(store, `s.program_id = ${program.id}`)),
+    }).toEqual({ program: program.id, events: SUBSCRIPTION, webhookEvents: SUBSCRIPTION.length, sales: SUBSCRIPTION_SALES });
+  }
+});
+
 test('a key retired through one instance is refused by the other within 1 s, and at once by the one that retired it; never accepted again', async () => {
   const two = await twoInstances();
   const program = await two.make.program();
@@ -146,21 +194,16 @@ test('one click per visitor and hour across both instances: repeats through eith
       expect(ids.size, JSON.stringify([...ids])).toBe(1);
       return [...ids][0] as string;
     });
-  const restart = async (now: string) => {
-    for (const server of two.servers) await server.stop('SIGKILL');
-    two.servers = await startBoth(two.dataDir, now);
-    two.apis = two.servers.map((server) => httpFactoryApi(server.url, two.adminToken));
-  };
   const clicks = async () => (await withDatabase(two, counts)).clicks;
   const first = await visit('visitor-1');
   expect(await visit('visitor-2')).not.toBe(first);
   expect(await clicks()).toBe(2);
 
-  await restart('2026-03-01T13:04:59.999Z'); // 1 ms before the window of the first click ends
+  await restartBoth(two, '2026-03-01T13:04:59.999Z'); // 1 ms before the window of the first click ends
   expect(await visit('visitor-1')).toBe(first);
   expect(await clicks()).toBe(2);
 
-  await restart('2026-03-01T13:05:00.000Z');
+  await restartBoth(two, '2026-03-01T13:05:00.000Z');
   expect(await visit('visitor-1')).not.toBe(first);
   expect(await clicks()).toBe(3);
 });

@@ -3,9 +3,10 @@ import type { WebhookEventSummary } from '../../store/webhooks.js';
 import type { Deps } from '../deps.js';
 import { cachedProgram } from '../program-cache.js';
 import { escapeLoneSurrogates } from '../unicode.js';
+import { isDeferred } from './decide.js';
 import { planEvent } from './plan.js';
 import { reattribute } from './rerun.js';
-import { applyDelivery } from './store-events.js';
+import { applyDelivery, applyRerun } from './store-events.js';
 import { verifyStripeEvent } from './verify.js';
 
 /*
@@ -27,7 +28,7 @@ import { verifyStripeEvent } from './verify.js';
 export async function receiveStripeWebhook(deps: Deps, programId: number, rawBody: Buffer, signature: string | undefined): Promise<WebhookResult> {
   const { program } = await deps.store.read((sql) => cachedProgram(deps.store, sql, programId));
   const event = await verifyStripeEvent(rawBody, signature, program.webhook_secret, deps.clock.now());
-  const { row, redelivery, unlocks } = await applyDelivery(deps, {
+  const delivery = {
     programId,
     // Stored and answered as well-formed text, so the event key matches on every redelivery (docs/behaviour.md §6.4).
     eventId: escapeLoneSurrogates(event.id),
@@ -35,7 +36,15 @@ export async function receiveStripeWebhook(deps: Deps, programId: number, rawBod
     planned: planEvent(event, programId),
     payload: rawBody.toString('utf8'),
     receivedAt: deps.clock.now(),
-  });
+  };
+  let { row, redelivery, unlocks } = await applyDelivery(deps, delivery);
+  if (deps.store.shared && !redelivery && isDeferred(row)) {
+    // Another instance may have committed what this event waits for after this one decided, and
+    // looked for waiting events before this one committed: decided again now, whichever of the two
+    // committed last sees the other (docs/architecture.md §18.4).
+    const rerun = await applyRerun(deps, delivery);
+    if (rerun) ({ row, unlocks } = rerun);
+  }
   await reattribute(deps, programId, unlocks);
   return resultOf(row, redelivery);
 }
