@@ -1,3 +1,4 @@
+import type { Sql } from '../db.js';
 import { initial } from './001-initial.js';
 import { webhookDeferral } from './002-webhook-deferral.js';
 import { testClicksUndated } from './003-test-clicks-undated.js';
@@ -9,8 +10,6 @@ import { refunds } from './008-refunds.js';
 import { payouts } from './009-payouts.js';
 import { landingUrl } from './010-landing-url.js';
 import { partnerSessions } from './011-partner-sessions.js';
-
-import type { Sql } from '../db.js';
 
 export type Migration = { version: number; name: string; sql: string };
 
