@@ -21,6 +21,7 @@ export const errorCodes = {
   payload_too_large: { status: 413, name: 'PayloadTooLargeError', envelope: 'platform' },
   unsupported_currency: { status: 422, name: 'UnprocessableEntityError', envelope: 'platform' },
   refund_exceeds_sale: { status: 422, name: 'UnprocessableEntityError', envelope: 'platform' },
+  amount_too_large: { status: 422, name: 'UnprocessableEntityError', envelope: 'platform' },
   rate_limited: { status: 429, name: 'RateLimitError', envelope: 'typed' },
   headers_too_large: { status: 431, name: 'RequestHeaderFieldsTooLargeError', envelope: 'platform' },
   internal_error: { status: 500, name: 'InternalServerError', envelope: 'platform' },

@@ -4,14 +4,20 @@ import { CURRENCIES } from './tracking.js';
 import { id, instant, pageQuery, pathId } from './common.js';
 
 
+/** Why a balance waits (docs/behaviour.md#134-balances-and-the-payout-preview). */
+export const PAYOUT_WAIT_REASONS = ['below_minimum', 'not_positive', 'amount_too_large'] as const;
+
 /** Most ids one approve or reject takes. */
 export const MAX_REVIEW_IDS = 10_000;
 
 export const payoutParams = z.object({ payoutId: pathId });
 export const batchParams = z.object({ batchId: pathId });
 
-/** Money sums are exact in the store; the JSON number is the nearest double (docs/behaviour.md §5.9). */
-const cents = z.number().int();
+/**
+ * Money sums are exact in the store; the JSON number is the nearest double, so a sum stored beyond
+ * 2^53 − 1 cents still reads (docs/behaviour.md#59-rounding): an integer, but not always a safe one.
+ */
+const cents = z.number().refine(Number.isInteger, 'an integer');
 
 export const commissionSchema = z.object({
   id: z.int(),
@@ -54,7 +60,7 @@ export const payoutSchema = z.object({
 export const payoutPreviewSchema = z.object({
   payouts: z.array(z.object({ partnerId: z.int(), currency: z.string(), amountCents: cents, commissionCount: z.int() })),
   waiting: z.array(
-    z.object({ partnerId: z.int(), currency: z.string(), balanceCents: cents, reason: z.enum(['below_minimum', 'not_positive']) }),
+    z.object({ partnerId: z.int(), currency: z.string(), balanceCents: cents, reason: z.enum(PAYOUT_WAIT_REASONS) }),
   ),
 });
 

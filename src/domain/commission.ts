@@ -36,31 +36,41 @@ export function withinAttributionWindow(startedAt: Date, windowDays: number, rec
   return receivedAt <= addDays(startedAt, windowDays, { in: utc });
 }
 
-/** A commission as a refund of its sale sees it; `clawedBackCents` sums its sale's clawbacks so far (≤ 0). */
-export type RefundedCommission = { status: CommissionStatus; amountCents: number; percentBp: number | null; clawedBackCents: number };
+/**
+ * A sale commission as a refund of its sale sees it, with the sale's clawbacks that count (neither
+ * rejected nor reversed), each ≤ 0: `openCents` those no payout holds yet (approved), which undoing
+ * the commission reverses; `lockedCents` those in a processing or paid payout, which stay.
+ */
+export type RefundedCommission = { status: CommissionStatus; amountCents: number; percentBp: number | null; openCents: number; lockedCents: number };
 
 /**
  * What a sale's commission becomes once the sale has `remainingCents` left after a refund
- * (docs/behaviour.md §12.4): the commission's new status and amount, and the clawback to create
- * (a negative amount, or 0 for none). What is due on the rest is the percentage of it, rounded half
- * up, or the flat amount until nothing is left.
+ * (docs/behaviour.md §12.4): its new status and amount, the clawback to create (a negative amount,
+ * or 0 for none), and whether its open clawbacks are reversed. What the rest earns is the
+ * percentage of it, rounded half up, or the flat amount until nothing is left; what is due is that
+ * less what was already clawed back, so the commission and its clawbacks always add up to what the
+ * rest earns (docs/behaviour.md#124-effect-on-the-sales-commission).
  */
 export function commissionAfterRefund(
   commission: RefundedCommission,
   remainingCents: number,
-): { status: CommissionStatus; amountCents: number; clawbackCents: number } {
-  const { status, amountCents, percentBp } = commission;
-  const due = remainingCents === 0 ? 0 : percentBp === null ? amountCents : commissionCents(remainingCents, { type: 'percent', value: percentBp });
+): { status: CommissionStatus; amountCents: number; clawbackCents: number; reverseOpen: boolean } {
+  const { status, amountCents, percentBp, openCents, lockedCents } = commission;
+  const earns = remainingCents === 0 ? 0 : percentBp === null ? amountCents - openCents - lockedCents : commissionCents(remainingCents, { type: 'percent', value: percentBp });
+  const unchanged = { status, amountCents, clawbackCents: 0, reverseOpen: false };
   switch (status) {
     case 'pending':
     case 'approved':
-      return remainingCents === 0 ? { status: 'reversed', amountCents, clawbackCents: 0 } : { status, amountCents: due, clawbackCents: 0 };
+      if (remainingCents > 0) return { ...unchanged, amountCents: earns - openCents - lockedCents };
+      // Nothing left: the open clawbacks go with the commission. Clawbacks a payout already took
+      // stay, so the commission stays too, at what they took, until it is paid back to the partner.
+      return lockedCents === 0 ? { ...unchanged, status: 'reversed', reverseOpen: true } : { ...unchanged, amountCents: -lockedCents, reverseOpen: true };
     case 'processing':
     case 'paid':
       // Never a positive clawback: a commission is only ever taken back.
-      return { status, amountCents, clawbackCents: Math.min(0, due - (amountCents + commission.clawedBackCents)) };
+      return { ...unchanged, clawbackCents: Math.min(0, earns - (amountCents + openCents + lockedCents)) };
     case 'rejected':
     case 'reversed':
-      return { status, amountCents, clawbackCents: 0 };
+      return unchanged;
   }
 }

@@ -50,13 +50,26 @@ const REVIEWS = {
 
 export type Review = keyof typeof REVIEWS;
 
-/** Why a commission cannot take the review, or null when it can. */
-function refusal(review: Review, c: CommissionView, now: Date): { id: number; status: CommissionStatus; holdUntil?: string } | null {
+type Refusal = { id: number; status: CommissionStatus; holdUntil?: string; clawbacksInPayouts?: number[] };
+
+/**
+ * Why a commission cannot take the review, or null when it can. `inPayouts` are the ids of its
+ * sale's clawbacks that a processing or paid payout holds: a rejection could not take them back
+ * (docs/behaviour.md#132-review-approve-and-reject).
+ */
+function refusal(review: Review, c: CommissionView, now: Date, inPayouts: number[]): Refusal | null {
   const { from, already } = REVIEWS[review];
   if ((already as readonly string[]).includes(c.status)) return null;
   if (!(from as readonly string[]).includes(c.status)) return { id: c.id, status: c.status };
   if (review === 'approve' && c.hold_until > now) return { id: c.id, status: c.status, holdUntil: c.hold_until.toISOString() };
+  if (review === 'reject' && inPayouts.length > 0) return { id: c.id, status: c.status, clawbacksInPayouts: inPayouts };
   return null;
+}
+
+function refusalText(r: Refusal): string {
+  if (r.holdUntil) return `${r.id} (pending until ${r.holdUntil})`;
+  if (r.clawbacksInPayouts) return `${r.id} (its clawbacks ${r.clawbacksInPayouts.join(', ')} are in payouts)`;
+  return `${r.id} (${r.status})`;
 }
 
 /**
@@ -81,13 +94,20 @@ export async function reviewCommissions(
     if (missing.length > 0) {
       throw new AppError('not_found', `No commission ${missing.join(', ')} in program ${programId}; nothing was changed`, { ids: missing });
     }
-    const refused = found.map((c) => refusal(review, c, now)).filter((r) => r !== null);
+    // A sale commission's clawbacks go with it when it is rejected (docs/behaviour.md#132-review-approve-and-reject).
+    const clawbacks = review === 'reject' ? await commissions.saleClawbacks(sql, programId, now, found.filter((c) => c.type === 'sale').map((c) => c.sale_id)) : [];
+    const ofSale = (c: CommissionView, inPayout: boolean) =>
+      c.type === 'sale' ? clawbacks.filter((k) => k.sale_id === c.sale_id && (k.status !== 'approved') === inPayout).map((k) => k.id) : [];
+    const refused = found.map((c) => refusal(review, c, now, ofSale(c, true))).filter((r) => r !== null);
     if (refused.length > 0) {
-      const what = refused.map((r) => (r.holdUntil ? `${r.id} (pending until ${r.holdUntil})` : `${r.id} (${r.status})`)).join(', ');
-      throw new AppError('invalid_status', `Cannot ${review} commission ${what}; nothing was changed`, { commissions: refused });
+      throw new AppError('invalid_status', `Cannot ${review} commission ${refused.map(refusalText).join(', ')}; nothing was changed`, { commissions: refused });
     }
-    const changing = found.filter((c) => (REVIEWS[review].from as readonly string[]).includes(c.status)).map((c) => c.id);
-    if (changing.length > 0) await commissions.setCommissionStatus(sql, programId, changing, REVIEWS[review].to, review === 'reject' ? (input.reason ?? null) : null);
+    const changing = found.filter((c) => (REVIEWS[review].from as readonly string[]).includes(c.status));
+    if (changing.length > 0) {
+      await commissions.setCommissionStatus(sql, programId, changing.map((c) => c.id), REVIEWS[review].to, review === 'reject' ? (input.reason ?? null) : null);
+      const open = changing.flatMap((c) => ofSale(c, false)).filter((id) => !ids.includes(id)); // one rejected alongside stays rejected
+      if (open.length > 0) await commissions.setCommissionStatus(sql, programId, open, 'reversed', null);
+    }
     return (await commissions.findCommissions(sql, programId, now, ids)).map(commissionView);
   });
 }

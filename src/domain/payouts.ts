@@ -1,4 +1,4 @@
-import type { ExportFormat, Payout, PayoutBatch, PayoutPreview, PayoutStatus } from '../api/index.js';
+import type { ExportFormat, Payout, PayoutBatch, PayoutPreview, PayoutStatus, PAYOUT_WAIT_REASONS } from '../api/index.js';
 import { AppError, invalidRequest } from '../errors.js';
 import { balances, takeIntoPayouts, type BalanceRow } from '../store/commissions.js';
 import type { Sql } from '../store/db.js';
@@ -27,19 +27,38 @@ function payoutView(p: PayoutRow): Payout {
   };
 }
 
+/** The largest amount the API writes exactly as a JSON number. */
+const MAX_EXACT_CENTS = BigInt(Number.MAX_SAFE_INTEGER);
+
 /**
- * Which balances are paid now and which wait (docs/behaviour.md §13.4): a balance is due when it is
- * positive and at least the program's minimum. Preview and create decide with this one function.
+ * Which balances are paid now and which wait (docs/behaviour.md#134-balances-and-the-payout-preview):
+ * a balance is due when it is positive, at least the program's minimum and at most 2^53 − 1 cents,
+ * the most a payout's amount can be and still be answered exactly. Preview and create decide with
+ * this one function.
  */
 export function planPayouts(rows: BalanceRow[], minPayoutCents: number) {
   const due: BalanceRow[] = [];
-  const waiting: Array<BalanceRow & { reason: 'below_minimum' | 'not_positive' }> = [];
+  const waiting: Array<BalanceRow & { reason: (typeof PAYOUT_WAIT_REASONS)[number] }> = [];
   for (const row of rows) {
     if (row.balance_cents <= 0n) waiting.push({ ...row, reason: 'not_positive' });
     else if (row.balance_cents < BigInt(minPayoutCents)) waiting.push({ ...row, reason: 'below_minimum' });
+    else if (row.balance_cents > MAX_EXACT_CENTS) waiting.push({ ...row, reason: 'amount_too_large' });
     else due.push(row);
   }
   return { due, waiting };
+}
+
+/**
+ * A balance too large to pay stops the whole call before anything is written: paying the others
+ * would leave it waiting unnoticed (docs/behaviour.md#135-creating-payouts).
+ */
+function refuseTooLarge(waiting: ReturnType<typeof planPayouts>['waiting']): void {
+  const tooLarge = waiting.filter((b) => b.reason === 'amount_too_large');
+  if (tooLarge.length === 0) return;
+  const what = tooLarge.map((b) => `partner ${b.partner_id} (${b.currency} ${b.balance_cents} cents)`).join(', ');
+  throw new AppError('amount_too_large', `The balance of ${what} is over 2^53 − 1 cents, more than a payout can hold; nothing was paid`, {
+    balances: tooLarge.map((b) => ({ partnerId: b.partner_id, currency: b.currency, balanceCents: String(b.balance_cents) })),
+  });
 }
 
 /** GET /api/programs/:programId/payouts/preview: what `payout create` would pay now, and what waits. */
@@ -64,7 +83,8 @@ export async function createPayouts({ store, clock }: Deps, viewer: Viewer, prog
   return store.transaction(async (sql) => {
     const program = await viewedProgram(store, sql, viewer, programId);
     const now = clock.now();
-    const { due } = planPayouts(await balances(sql, programId, now), program.min_payout_cents);
+    const { due, waiting } = planPayouts(await balances(sql, programId, now), program.min_payout_cents);
+    refuseTooLarge(waiting);
     if (due.length === 0) return { batchId: null, payouts: [] };
     const batchId = await store.nextId(sql, 'payout_batches');
     const first = await store.nextId(sql, 'payouts', due.length);

@@ -71,8 +71,8 @@ const saleKey = (mode: SaleMode, saleId: number) => `${mode}:${saleId}`;
 type SaleState = RefundableSale & {
   mode: SaleMode;
   commission?: refunds.SaleCommission;
-  /** Its clawbacks that count (not rejected or reversed), ≤ 0. */
-  clawedBackCents: number;
+  /** Its clawbacks that count (neither rejected nor reversed), in id order. */
+  clawbacks: CommissionRow[];
 };
 
 /**
@@ -116,7 +116,7 @@ export async function recordRefunds(deps: Deps, sql: Sql, batch: PendingRefund[]
     });
     // Only live sales have commissions (loadSales): a test refund touches none.
     const effect = sale.commission ? refundCommission(sale, sale.commission, now, nextId) : undefined;
-    if (effect?.change) changed.set(effect.change.id, effect.change);
+    for (const change of effect?.changes ?? []) changed.set(change.id, change);
     if (effect?.clawback) clawbacks.push(effect.clawback);
     return {
       kind: 'recorded', refundId: id, saleId: sale.id, refundedCents: sale.refunded_cents, remainingCents: sale.amount_cents - sale.refunded_cents,
@@ -140,25 +140,36 @@ function refundCents(amount: PendingRefund['amount'], refundedCents: number, rem
   return cents <= 0 ? 'nothing_left' : cents;
 }
 
-/** The commission's new amount or status, and a clawback, as the sale's remaining amount asks (docs/behaviour.md §12.4). */
+/**
+ * The commission's new amount or status, the clawbacks it reverses and a new clawback, as the sale's
+ * remaining amount asks (docs/behaviour.md#124-effect-on-the-sales-commission). The sale's state
+ * follows, for a later refund of the same sale in the batch.
+ */
 function refundCommission(sale: SaleState, commission: CommissionRow, now: Date, nextId: (table: string) => number) {
+  const open = sale.clawbacks.filter((c) => c.status === 'approved');
+  const sum = (rows: CommissionRow[]) => rows.reduce((cents, c) => cents + c.amount_cents, 0);
   const after = commissionAfterRefund(
-    { status: commission.status, amountCents: commission.amount_cents, percentBp: commission.percent_bp, clawedBackCents: sale.clawedBackCents },
+    { status: commission.status, amountCents: commission.amount_cents, percentBp: commission.percent_bp, openCents: sum(open), lockedCents: sum(sale.clawbacks) - sum(open) },
     sale.amount_cents - sale.refunded_cents,
   );
-  const change = after.status !== commission.status || after.amountCents !== commission.amount_cents
-    ? { id: commission.id, amount_cents: after.amountCents, status: after.status }
-    : undefined;
+  const changes: CommissionChange[] = [];
+  if (after.status !== commission.status || after.amountCents !== commission.amount_cents) {
+    changes.push({ id: commission.id, amount_cents: after.amountCents, status: after.status });
+  }
+  if (after.reverseOpen) {
+    changes.push(...open.map((c) => ({ id: c.id, amount_cents: c.amount_cents, status: 'reversed' as const })));
+    sale.clawbacks = sale.clawbacks.filter((c) => !open.includes(c));
+  }
   commission.status = after.status;
   commission.amount_cents = after.amountCents;
-  if (after.clawbackCents === 0) return { change };
-  sale.clawedBackCents += after.clawbackCents;
+  if (after.clawbackCents === 0) return { changes };
   const clawback: CommissionRow = {
     id: nextId('commissions'), program_id: commission.program_id, sale_id: sale.id, partner_program_id: commission.partner_program_id,
     amount_cents: after.clawbackCents, currency: commission.currency, status: 'approved', hold_until: now, created_at: now, type: 'clawback',
     payout_id: null, paid_at: null, reason: null, percent_bp: null,
   };
-  return { change, clawback };
+  sale.clawbacks.push(clawback);
+  return { changes, clawback };
 }
 
 /**
@@ -219,13 +230,13 @@ async function loadSales(sql: Sql, batch: PendingRefund[], saleIds: Array<number
   const states = new Map<string, SaleState>();
   for (const mode of ['live', 'test'] as const) {
     const ids = [...new Set(batch.flatMap((r, i) => (r.mode === mode && saleIds[i] !== undefined ? [saleIds[i]] : [])))];
-    for (const sale of await refunds.findRefundableSales(sql, mode, ids)) states.set(saleKey(mode, sale.id), { ...sale, mode, clawedBackCents: 0 });
+    for (const sale of await refunds.findRefundableSales(sql, mode, ids)) states.set(saleKey(mode, sale.id), { ...sale, mode, clawbacks: [] });
   }
   const liveIds = [...states.values()].filter((s) => s.mode === 'live').map((s) => s.id);
   for (const commission of await refunds.findSaleCommissions(sql, liveIds, now)) {
     const sale = states.get(saleKey('live', commission.sale_id))!;
     if (commission.type === 'sale') sale.commission = commission;
-    else if (commission.status !== 'rejected' && commission.status !== 'reversed') sale.clawedBackCents += commission.amount_cents;
+    else if (commission.status !== 'rejected' && commission.status !== 'reversed') sale.clawbacks.push(commission);
   }
   return states;
 }

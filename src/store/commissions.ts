@@ -75,6 +75,11 @@ export function findCommissions(sql: Sql, programId: number, now: Date, ids: num
   return views(sql, 'c.id = ANY($3::BIGINT[])', [programId, now, list(ids)]);
 }
 
+/** The clawbacks of the program's sales `saleIds` that count (neither rejected nor reversed), at `now`, by id. */
+export function saleClawbacks(sql: Sql, programId: number, now: Date, saleIds: number[]): Promise<CommissionView[]> {
+  return views(sql, "c.type = 'clawback' AND c.status NOT IN ('rejected', 'reversed') AND c.sale_id = ANY($3::BIGINT[])", [programId, now, list(saleIds)]);
+}
+
 /** Sets the stored status and reason of the program's commissions `ids`. */
 export async function setCommissionStatus(sql: Sql, programId: number, ids: number[], status: CommissionStatus, reason: string | null): Promise<void> {
   await sql.write('commissions', 'UPDATE commissions SET status = $3, reason = $4 WHERE program_id = $1 AND id = ANY($2::BIGINT[])', [

@@ -4,6 +4,13 @@ import { button, h, PAGE_SIZE, pager, select, show, table } from './dom.js';
 import { formatCents, formatCount, formatInstant } from './format.js';
 import type { Shell } from './shell.js';
 
+/** Why a balance waits, in words (docs/behaviour.md#134-balances-and-the-payout-preview). */
+const WAIT_REASONS: Record<PayoutPreview['waiting'][number]['reason'], string> = {
+  below_minimum: 'below the minimum payout',
+  not_positive: 'not above zero',
+  amount_too_large: 'too large to pay (over 2^53 − 1 cents)',
+};
+
 /**
  * Commissions and payouts on the dashboard (docs/behaviour.md §16.2): the lists, the reviews and
  * the payout steps the CLI's commission and payout commands make, through the same API calls.
@@ -84,7 +91,7 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
         ? table(
             'Waiting',
             [{ label: 'Partner' }, { label: 'Balance', numeric: true }, { label: 'Why' }],
-            due.waiting.map((w) => [partner(w.partnerId), formatCents(w.balanceCents, w.currency), w.reason === 'below_minimum' ? 'below the minimum payout' : 'not above zero']),
+            due.waiting.map((w) => [partner(w.partnerId), formatCents(w.balanceCents, w.currency), WAIT_REASONS[w.reason]]),
           )
         : '',
       button('Create payouts', () => act(payoutStatus, async () => {
