@@ -130,3 +130,81 @@ describe('refunds and payouts together', () => {
     expect(taken).toEqual([]);
   });
 });
+
+/** The program's commissions as the API lists them: [id, type, amount, status]. */
+async function commissionRows(t: TestApp, programId: number) {
+  const rows = (await admin(t, 'GET', `/api/programs/${programId}/commissions`)).body as Array<{ id: number; type: string; amountCents: number; status: string }>;
+  return rows.map((c) => [c.id, c.type, c.amountCents, c.status]);
+}
+
+describe('refunds after a canceled payout (docs/behaviour.md#124-effect-on-the-sales-commission)', () => {
+  const refund = (t: TestApp, apiKey: string, refundId: string, amount?: number) =>
+    t.post('/api/v1/track/refund', { transaction_id: 'in_1', refund_id: refundId, ...(amount === undefined ? {} : { amount_cents: amount }) }, apiKey).then((r) => r.json());
+
+  /** Sale in_1 of 500.00 (commission 100.00) taken into payout 1, refunded 100.00 (clawback 2 of −20.00), payout 1 canceled. */
+  async function clawedBackThenCanceled() {
+    const { t, program } = await shop(1);
+    await t.sale(program, { transaction_id: 'in_1', amount_cents: 50_000 });
+    expect((await admin(t, 'POST', `/api/programs/${program.id}/payouts`)).body.payouts).toMatchObject([{ id: 1, amountCents: 10_000, commissionIds: [1] }]);
+    expect(await refund(t, program.apiKey, 're_1', 10_000)).toMatchObject({ remaining_cents: 40_000, commission_status: 'processing', clawback_commission_id: 2 });
+    expect((await admin(t, 'POST', `/api/payouts/1/cancel`)).body).toMatchObject({ status: 'canceled' });
+    expect(await commissionRows(t, program.id)).toEqual([[1, 'sale', 10_000, 'approved'], [2, 'clawback', -2_000, 'approved']]);
+    return { t, program };
+  }
+
+  test('the reported case: two more refunds count the clawback, the full one reverses it too, and the next payout pays the 120.00 never paid', async () => {
+    const { t, program } = await clawedBackThenCanceled();
+    // 200.00 left earns 40.00, of which 20.00 was clawed back already: the commission is 60.00 (not 40.00).
+    expect(await refund(t, program.apiKey, 're_2', 20_000)).toMatchObject({ remaining_cents: 20_000, commission_id: 1, commission_status: 'approved', clawback_commission_id: null });
+    expect(await commissionRows(t, program.id)).toEqual([[1, 'sale', 6_000, 'approved'], [2, 'clawback', -2_000, 'approved']]);
+    expectBalanced(await books(t, program.id));
+    // The rest: the commission is reversed and so is its clawback, which no payout holds.
+    expect(await refund(t, program.apiKey, 're_3')).toMatchObject({ remaining_cents: 0, commission_status: 'reversed', clawback_commission_id: null });
+    expect(await commissionRows(t, program.id)).toEqual([[1, 'sale', 6_000, 'reversed'], [2, 'clawback', -2_000, 'reversed']]);
+    await t.sale(program, { transaction_id: 'in_2', amount_cents: 60_000 }); // 120.00
+    const next = await admin(t, 'POST', `/api/programs/${program.id}/payouts`);
+    expect(next.body.payouts.map((p: { amountCents: number; commissionIds: number[] }) => [p.amountCents, p.commissionIds])).toEqual([[12_000, [3]]]);
+    expectBalanced(await books(t, program.id));
+  });
+
+  test('rejecting the commission reverses its open clawback: the sale nets to nothing', async () => {
+    const { t, program } = await clawedBackThenCanceled();
+    const answer = await t.app.inject({
+      method: 'POST', url: `/api/programs/${program.id}/commissions/reject`, payload: { ids: [1], reason: 'Fraud' }, headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(answer.json()).toEqual([expect.objectContaining({ id: 1, amountCents: 10_000, status: 'rejected', reason: 'Fraud' })]);
+    expect(await commissionRows(t, program.id)).toEqual([[1, 'sale', 10_000, 'rejected'], [2, 'clawback', -2_000, 'reversed']]);
+    expect((await admin(t, 'GET', `/api/programs/${program.id}/payouts/preview`)).body).toEqual({ payouts: [], waiting: [] });
+  });
+
+  test('a clawback another payout took stays: rejecting is refused, and a full refund leaves the commission at what that payout took', async () => {
+    const { t, program } = await shop(1);
+    await t.sale(program, { transaction_id: 'in_1', amount_cents: 50_000 }); // 100.00
+    await admin(t, 'POST', `/api/programs/${program.id}/payouts`); // payout 1: commission 1
+    await refund(t, program.apiKey, 're_1', 10_000); // clawback 2: −20.00
+    await t.sale(program, { transaction_id: 'in_2', amount_cents: 60_000 }); // 120.00
+    // Payout 2 takes the clawback with the new commission: 120.00 − 20.00.
+    expect((await admin(t, 'POST', `/api/programs/${program.id}/payouts`)).body.payouts).toMatchObject([{ id: 2, amountCents: 10_000, commissionIds: [2, 3] }]);
+    expect((await admin(t, 'POST', `/api/payouts/1/cancel`)).status).toBe(200);
+
+    const reject = await t.app.inject({
+      method: 'POST', url: `/api/programs/${program.id}/commissions/reject`, payload: { ids: [1] }, headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect([reject.statusCode, reject.json()]).toEqual([409, {
+      data: null,
+      error: {
+        status: 409, name: 'ConflictError', code: 'invalid_status', message: 'Cannot reject commission 1 (its clawbacks 2 are in payouts); nothing was changed',
+        details: { commissions: [{ id: 1, status: 'approved', clawbacksInPayouts: [2] }] },
+      },
+    }]);
+
+    // Fully refunded, the sale earns nothing; payout 2 took 20.00 back, so the commission stays at 20.00 to repay it.
+    expect(await refund(t, program.apiKey, 're_2')).toMatchObject({ remaining_cents: 0, commission_id: 1, commission_status: 'approved', clawback_commission_id: null });
+    expect(await commissionRows(t, program.id)).toEqual([[1, 'sale', 2_000, 'approved'], [2, 'clawback', -2_000, 'processing'], [3, 'sale', 12_000, 'processing']]);
+    expectBalanced(await books(t, program.id));
+    expect((await admin(t, 'POST', `/api/payouts/2/mark-paid`)).status).toBe(200);
+    const next = await admin(t, 'POST', `/api/programs/${program.id}/payouts`);
+    expect(next.body.payouts.map((p: { amountCents: number; commissionIds: number[] }) => [p.amountCents, p.commissionIds])).toEqual([[2_000, [1]]]);
+    expectBalanced(await books(t, program.id));
+  });
+});

@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { PartnerkitClient } from '../../src/sdk/client.js';
+import { takeIntoPayouts } from '../../src/store/commissions.js';
+import { insertBatch } from '../../src/store/payouts.js';
 import { insertCommissions, type CommissionRow } from '../../src/store/sales.js';
 import { ADMIN_TOKEN, buildTestApp, T0, type ProgramFixture, type TestApp } from '../helpers/app.js';
 
@@ -427,6 +429,68 @@ describe('payouts', () => {
     }
     expect((await ok(t, 'GET', '/api/payouts/1')).status).toBe(winner);
     expect(await t.count('payouts', `status = '${winner}'`)).toBe(1);
+  });
+});
+
+describe('amounts beyond 2^53 − 1 cents (docs/behaviour.md#135-creating-payouts)', () => {
+  /** A flat commission so large that two of them pass 2^53 − 1 cents. */
+  const HUGE = Number.MAX_SAFE_INTEGER - 10;
+  const twoHuge = 2n * BigInt(HUGE); // 18014398509481962
+
+  /** Partner 1 earns two HUGE commissions; a second partner earns 5.00 on product `small`. */
+  async function hugeBalance() {
+    const { t, program } = await setup({ holdDays: 0, commissionFlatCents: HUGE });
+    await t.admin('POST', `/programs/${program.id}/rules`, { productId: 'small', commissionFlatCents: 500 });
+    const second = await secondPartner(t, program);
+    await sales(t, program, 'cust_1', 2);
+    await sales(t, program, `cust_${second}`, 1, { product_id: 'small' });
+    return { t, program, second };
+  }
+
+  test('payout create refuses the balance with 422 amount_too_large and writes nothing; the preview shows it waiting', async () => {
+    const { t, program, second } = await hugeBalance();
+    expect(await ok(t, 'GET', `/api/programs/${program.id}/payouts/preview`)).toEqual({
+      payouts: [{ partnerId: second, currency: 'USD', amountCents: 500, commissionCount: 1 }],
+      waiting: [{ partnerId: program.partnerId, currency: 'USD', balanceCents: Number(twoHuge), reason: 'amount_too_large' }],
+    });
+    const before = await commissionsOf(t, program);
+    expect(await call(t, 'POST', `/api/programs/${program.id}/payouts`)).toMatchObject({
+      status: 422,
+      body: platformError(
+        422, 'UnprocessableEntityError', 'amount_too_large',
+        `The balance of partner ${program.partnerId} (USD ${twoHuge} cents) is over 2^53 − 1 cents, more than a payout can hold; nothing was paid`,
+        { balances: [{ partnerId: program.partnerId, currency: 'USD', balanceCents: String(twoHuge) }] },
+      ),
+    });
+    expect(await commissionsOf(t, program)).toEqual(before);
+    expect(before.map((c: { status: string }) => c.status)).toEqual(['approved', 'approved', 'approved']);
+    expect([await t.count('payouts'), await t.count('payout_batches')]).toEqual([0, 0]);
+    expect(await ok(t, 'GET', `/api/programs/${program.id}/payouts`)).toEqual([]);
+
+    // Rejecting one of the two brings the balance within range: the next call pays both partners, and the batch id was not used up.
+    await ok(t, 'POST', `/api/programs/${program.id}/commissions/reject`, { ids: [2] });
+    const created = await ok(t, 'POST', `/api/programs/${program.id}/payouts`);
+    expect([created.batchId, created.payouts.map((p: { amountCents: number }) => p.amountCents)]).toEqual([1, [HUGE, 500]]);
+  });
+
+  test('a payout stored beyond 2^53 − 1 cents (as earlier versions wrote one) still reads: list, show, preview, mark-paid and export answer 200', async () => {
+    const { t, program } = await hugeBalance();
+    await t.store.transaction(async (sql) => {
+      const now = t.clock.now();
+      const [batchId, payoutId] = [await t.store.nextId(sql, 'payout_batches'), await t.store.nextId(sql, 'payouts')];
+      await takeIntoPayouts(sql, program.id, now, [{ id: payoutId, partnerId: program.partnerId, currency: 'USD' }]);
+      await insertBatch(sql, { id: batchId, programId: program.id, createdAt: now }, payoutId, payoutId);
+    });
+    const stored = {
+      id: 1, batchId: 1, programId: program.id, partnerId: program.partnerId, currency: 'USD', amountCents: Number(twoHuge), commissionIds: [1, 2],
+      status: 'processing', createdAt: T0, paidAt: null,
+    };
+    expect(await ok(t, 'GET', `/api/programs/${program.id}/payouts`)).toEqual([stored]);
+    expect(await ok(t, 'GET', '/api/payouts/1')).toEqual(stored);
+    expect((await ok(t, 'GET', `/api/programs/${program.id}/payouts/preview`)).waiting).toEqual([]);
+    const file = await ok(t, 'GET', '/api/payout-batches/1/export?format=csv');
+    expect(file.split('\r\n')[1]).toBe(`${program.partnerId},Partner,,,USD,180143985094819.62,2,1`);
+    expect(await ok(t, 'POST', '/api/payouts/1/mark-paid')).toEqual({ ...stored, status: 'paid', paidAt: T0 });
   });
 });
 
