@@ -12,7 +12,7 @@ import { ADMIN_TOKEN, buildTestApp, type TestApp } from '../helpers/app.js';
  * commissions it holds. A failure prints its seed and path; fast-check replays them.
  */
 const SEED = 20261126;
-const RUNS = 8;
+const RUNS = 5;
 const PERCENT_BP = 2000;
 const FLAT_CENTS = 700;
 /** Each run's hold: none, or one day that the clock steps move past. */
@@ -59,7 +59,7 @@ const steps: fc.Arbitrary<Step[]> = fc
         ]),
       },
     ),
-    { minLength: 4, maxLength: 10 },
+    { minLength: 4, maxLength: 8 },
   )
   .map((chunks) => chunks.flat());
 
