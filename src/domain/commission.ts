@@ -44,12 +44,12 @@ export function withinAttributionWindow(startedAt: Date, windowDays: number, rec
 export type RefundedCommission = { status: CommissionStatus; amountCents: number; percentBp: number | null; openCents: number; lockedCents: number };
 
 /**
- * What a sale's commission becomes once the sale has `remainingCents` left after a refund
- * (docs/behaviour.md §12.4): its new status and amount, the clawback to create (a negative amount,
- * or 0 for none), and whether its open clawbacks are reversed. What the rest earns is the
- * percentage of it, rounded half up, or the flat amount until nothing is left; what is due is that
- * less what was already clawed back, so the commission and its clawbacks always add up to what the
- * rest earns (docs/behaviour.md#124-effect-on-the-sales-commission).
+ * What a sale's commission becomes once the sale has `remainingCents` left after a refund: its new
+ * status and amount, the clawback to create (a negative amount, or 0 for none), and whether its
+ * open clawbacks are reversed. What the rest earns is the percentage of it, rounded half up, or the
+ * flat amount until nothing is left; what is due is that less what was already clawed back, so the
+ * commission and its clawbacks always add up to what the rest earns
+ * (docs/books.md#what-a-refund-does-to-a-commission).
  */
 export function commissionAfterRefund(
   commission: RefundedCommission,
