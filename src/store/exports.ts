@@ -165,7 +165,7 @@ const STAGES = { copyOut: 0.4, load: 0.7 };
  * of PostgreSQL as CSV, in one snapshot, into tables of the same names and columns in an in-memory
  * DuckDB, which then runs the very statement of the DuckDB path: the file is byte for byte what
  * DuckDB writes from the same data. Everything staged lives in a private temporary directory
- * (DuckDB spills there), removed at the end.
+ * under `stagingDir` (DuckDB spills there), removed at the end.
  */
 async function copyFromPostgres(
   store: PostgresStore,
@@ -173,10 +173,11 @@ async function copyFromPostgres(
   { select, params, conditions }: ReturnType<typeof exportSelect>,
   options: string,
   path: string,
+  stagingDir: string,
   onProgress?: (fraction: number) => void,
 ): Promise<number> {
   const { DuckDBStore } = await import('./duckdb-store.js');
-  const dir = await mkdtemp(join(tmpdir(), 'partnerkit-export-stage-'));
+  const dir = await mkdtemp(join(stagingDir, 'partnerkit-export-stage-'));
   try {
     const staging = await DuckDBStore.open(':memory:', { readers: 1, tempDirectory: dir, memoryLimit: STAGING_MEMORY });
     try {
@@ -207,9 +208,21 @@ async function copyFromPostgres(
   }
 }
 
-/** Writes a table's rows under the filter to `path` in `format`; answers the number of rows. */
-export function copyTable(store: Store, table: ExportTable, filter: ExportFilter, format: DataFormat, path: string, onProgress?: (fraction: number) => void): Promise<number> {
+/**
+ * Writes a table's rows under the filter to `path` in `format`; answers the number of rows. On
+ * PostgreSQL the rows are staged in a directory made under `stagingDir` (the system's temporary
+ * directory unless told).
+ */
+export function copyTable(
+  store: Store,
+  table: ExportTable,
+  filter: ExportFilter,
+  format: DataFormat,
+  path: string,
+  onProgress?: (fraction: number) => void,
+  stagingDir = tmpdir(),
+): Promise<number> {
   const query = exportSelect(table, filter, format);
-  if (store.engine === 'postgres') return copyFromPostgres(store, table, query, COPY_OPTIONS[format], path, onProgress);
+  if (store.engine === 'postgres') return copyFromPostgres(store, table, query, COPY_OPTIONS[format], path, stagingDir, onProgress);
   return store.copyTo(query.select, query.params, path, COPY_OPTIONS[format], onProgress);
 }
