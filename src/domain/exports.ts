@@ -73,8 +73,11 @@ const alive = (pid: number) => {
  * Directories of a live process are kept: on PostgreSQL several servers may share a data dir.
  */
 export async function removeLeftoverExports(dir: string): Promise<string[]> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const leftovers = (await readdir(dir)).filter((name) => ownerPid(name) === process.pid || !alive(ownerPid(name)));
+  const names = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return []; // made with the first export
+    throw error;
+  });
+  const leftovers = names.filter((name) => ownerPid(name) === process.pid || !alive(ownerPid(name)));
   await Promise.all(leftovers.map((name) => rm(join(dir, name), { recursive: true, force: true })));
   return leftovers;
 }
