@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { AppDeps } from '../../app.js';
 import { DEFAULT_EXPORT_LIMITS, RunningExports } from '../../domain/exports.js';
 import { authenticateEvery, sessionAuth } from '../auth.js';
+import { closeConnectionsOverLimit } from '../rate-limits.js';
 
 const MEDIA_TYPES: Record<DataFormat, string> = {
   csv: 'text/csv; charset=utf-8',
@@ -24,6 +25,7 @@ export function exportRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     // Without a data dir (tests, an app built by hand) the files go to the system's temporary directory.
     const exports = new RunningExports({ dir: join(tmpdir(), 'partnerkit-exports'), ...DEFAULT_EXPORT_LIMITS, ...deps.exports });
     app.addHook('onClose', () => exports.close());
+    closeConnectionsOverLimit(app);
 
     // GET /api/programs/:programId/export
     app.get(
