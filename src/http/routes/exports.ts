@@ -1,9 +1,9 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   dataExportFileName, dataExportQuerySchema, dataFileSchema, programParams, responses, EXPORT_ROWS_HEADER, type DataFormat,
 } from '../../api/index.js';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AppDeps } from '../../app.js';
 import { DEFAULT_EXPORT_LIMITS, RunningExports } from '../../domain/exports.js';
 import { authenticateEvery, sessionAuth } from '../auth.js';
