@@ -8,10 +8,11 @@ import { SERVE_DEFAULTS } from '../src/cli/sessions.js';
 import { DEFAULT_EDGE, DEFAULT_RATE_LIMIT } from '../src/app.js';
 import { DEFAULT_CONNECTION_TIMEOUTS } from '../src/http/connections.js';
 import { LOG_LEVELS, readableLines } from '../src/http/request-log.js';
-import { startServer, startupHint } from '../src/server.js';
+import { SHUTDOWN_TIMEOUT_SECONDS, startServer, startupHint } from '../src/server.js';
 
 export default class Serve extends PartnerkitCommand {
-  static override description = 'Start the HTTP server on the data dir (runs until SIGINT/SIGTERM, then drains requests and closes the database)';
+  static override description =
+    'Start the HTTP server on the data dir (runs until SIGINT/SIGTERM, then lets requests finish for up to --shutdown-timeout seconds and closes the database)';
   static override examples = [
     '<%= config.bin %> serve',
     '<%= config.bin %> serve --port 8080 --rate-limit 500 --rate-window 1',
@@ -38,6 +39,12 @@ export default class Serve extends PartnerkitCommand {
     'click-rate-limit': Flags.integer({ description: 'click requests per window per client address (without an API key)', default: DEFAULT_EDGE.clicks.rateLimit.max, min: 1 }),
     'click-rate-window': Flags.integer({ description: 'click rate-limit window in seconds', default: DEFAULT_EDGE.clicks.rateLimit.windowSeconds, min: 1 }),
     'trust-proxy': Flags.boolean({ description: 'take the client address from X-Forwarded-For (only behind a proxy that sets it)', default: false }),
+    // Stopping (docs/exports.md#shutdown).
+    'shutdown-timeout': Flags.integer({
+      description: 'on SIGTERM/SIGINT, seconds requests in flight may take to finish before their connections are closed',
+      default: SHUTDOWN_TIMEOUT_SECONDS,
+      min: 0,
+    }),
   };
 
   async run(): Promise<void> {
@@ -59,6 +66,7 @@ export default class Serve extends PartnerkitCommand {
         authFailureLimit: DEFAULT_EDGE.authFailureLimit,
         trustProxy: flags['trust-proxy'],
       },
+      shutdownTimeoutSeconds: flags['shutdown-timeout'],
     });
     const database = dir.databaseUrl ? `, PostgreSQL ${redactedUrl(dir.databaseUrl)}` : '';
     this.logToStderr(`partnerkit listening on ${server.url} (data dir ${dir.root}${database})`);
@@ -66,7 +74,7 @@ export default class Serve extends PartnerkitCommand {
     this.logToStderr(await startupHint(server, (args) => nextCommand(this.config.root, args, { 'data-dir': flags['data-dir'] })));
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {
-        this.logToStderr(`${signal}: draining requests and closing the database…`);
+        this.logToStderr(`${signal}: letting requests finish (at most ${flags['shutdown-timeout']} s), then closing the database…`);
         server.stop().then(resolve, (error) => {
           this.logToStderr(`shutdown failed: ${(error as Error).message}`);
           process.exitCode = 1;

@@ -7,6 +7,7 @@ import { frameworkErrorOptions, registerErrorHandling } from './http/errors.js';
 import { cors, fastify, rateLimit, swagger } from './http/fastify.js';
 import { loggerOptions, type RequestLog } from './http/request-log.js';
 import { refuseMalformedStrings } from './http/unicode.js';
+import type { ExportSettings } from './domain/exports.js';
 import type { RateLimit } from './http/rate-limits.js';
 import type { Store } from './store/db.js';
 
@@ -28,6 +29,11 @@ export type AppDeps = {
   authFailureLimit: RateLimit;
   /** The client address is taken from X-Forwarded-For (behind a proxy), else from the socket. */
   trustProxy: boolean;
+  /**
+   * Data exports at once, their files' directory and a stalled reader's time (docs/exports.md);
+   * each absent one has its default, the directory the system's temporary one.
+   */
+  exports?: Partial<ExportSettings>;
   /**
    * Serve the OpenAPI document at /openapi.json (default true). The CLI's in-process app, which no
    * command asks for it, leaves it out: its plugin loads a YAML library, ~80 ms of every command

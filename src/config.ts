@@ -13,6 +13,8 @@ export type DataDir = {
   adminTokenFile: string;
   /** Written by `serve` while it holds the database, so other commands go through it. */
   discoveryFile: string;
+  /** The files of the exports `serve` is answering; what a killed server left is removed at its next start (docs/exports.md#temporary-files). */
+  exportsDir: string;
 };
 
 /** --data-dir, else PARTNERKIT_DATA_DIR, else ./.partnerkit; the database URL likewise. */
@@ -24,6 +26,7 @@ export function dataDir(flag?: string, env: NodeJS.ProcessEnv = process.env, dat
     databaseUrl,
     adminTokenFile: join(root, 'admin-token'),
     discoveryFile: join(root, 'server.json'),
+    exportsDir: join(root, 'exports'),
   };
 }
 

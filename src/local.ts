@@ -85,6 +85,7 @@ export async function openLocalDeps(dir: DataDir, clock: Clock, options: LocalOp
     connections: options.connections,
     openApi: options.openApi,
     pages: options.pages,
+    exports: { dir: dir.exportsDir },
     ...(options.edge ?? DEFAULT_EDGE),
   };
   return { deps, adminToken };

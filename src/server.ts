@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { AppDeps, EdgeSettings } from './app.js';
 import type { Clock } from './clock.js';
 import { runningServer, type DataDir, type Discovery } from './config.js';
+import { removeLeftoverExports } from './domain/exports.js';
 import { listPrograms } from './domain/provisioning.js';
 import { openLocalApp, type LocalApp } from './local.js';
 
@@ -15,7 +16,12 @@ export type ServeOptions = {
   log?: AppDeps['log'];
   connections?: AppDeps['connections'];
   edge: EdgeSettings;
+  /** On stop, how long requests in flight may take before their connections are closed (docs/exports.md#shutdown). */
+  shutdownTimeoutSeconds: number;
 };
+
+/** How long `serve` lets requests in flight finish once asked to stop. */
+export const SHUTDOWN_TIMEOUT_SECONDS = 10;
 
 /** The pages `npm run build` writes: dist/web, beside this module's dist/src. */
 export const PAGES_DIR = fileURLToPath(new URL('../web/', import.meta.url));
@@ -23,8 +29,10 @@ export const PAGES_DIR = fileURLToPath(new URL('../web/', import.meta.url));
 export type RunningServer = LocalApp & { url: string; stop(): Promise<void> };
 
 /**
- * Listens on the data dir: writes the discovery file so CLI commands go through this process,
- * and on stop drains in-flight requests, checkpoints and closes the database, removes the file.
+ * Listens on the data dir: removes the export files a killed server left, writes the discovery
+ * file so CLI commands go through this process, and on stop lets in-flight requests finish for up
+ * to the shutdown timeout, closes the connections still open (a client that stopped reading an
+ * export among them), checkpoints and closes the database, removes the file (docs/exports.md#shutdown).
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const local = await openLocalApp(options.dir, options.clock, {
@@ -36,6 +44,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   });
   let address: string;
   try {
+    await removeLeftoverExports(options.dir.exportsDir);
     address = await local.app.listen({ host: options.host, port: options.port });
   } catch (error) {
     await local.close();
@@ -50,9 +59,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     url,
     stop() {
       stopping ??= (async () => {
+        const deadline = setTimeout(() => local.app.server.closeAllConnections(), options.shutdownTimeoutSeconds * 1000);
         try {
           await local.close();
         } finally {
+          clearTimeout(deadline);
           // Several servers may share a data dir on PostgreSQL: the file is removed by the one it names.
           if (runningServer(options.dir)?.pid === process.pid) rmSync(options.dir.discoveryFile, { force: true });
         }

@@ -86,10 +86,17 @@ function buildSchema(clock: Clock) {
 
 export type SaleRequest = z.infer<SaleRequestSchema>;
 
+/**
+ * A click's `landing_url` and `referrer` (docs/behaviour.md#31-post-apiv1trackclick): an http or https URL of at most 2,048
+ * characters. Any other scheme (`javascript:`, `data:`) or a text that is no URL at all is refused,
+ * so nothing but a web address reaches the stored clicks and their exports.
+ */
+export const clickUrl = z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2048);
+
 export const clickRequestSchema = z.object({
   ref: key.describe("The partner's referral code"),
-  landing_url: z.string().max(2048).optional(),
-  referrer: z.string().max(2048).optional(),
+  landing_url: clickUrl.optional().describe('The page the visitor landed on (http or https)'),
+  referrer: clickUrl.optional().describe('The page the visitor came from (http or https)'),
   test: z.boolean().optional().describe('A test click, never counted in reports'),
   ip: z
     .union([z.ipv4(), z.ipv6()])

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { DEFAULT_PERIOD, PERIODS, type Period } from '../api/constants.js';
 import type { PartnerReport, PartnerReportRow, PerformanceDay, PerformanceQuery, PerformanceReport, Trend } from '../api/index.js';
+import { csvNumber, csvRecord } from '../csv.js';
 import { formatCount as count, formatMoney as money, renderTable, type Column } from './output.js';
 import { sessionTokenFlag } from './base.js';
 
@@ -88,7 +89,7 @@ const CSV_FIELDS = ['date', 'period', 'clicks', 'leads', 'conversions', 'revenue
 /** A header line and one line per day; money with two decimals. */
 export function performanceCsv(report: PerformanceReport): string {
   const lines = report.data.map((d) =>
-    CSV_FIELDS.map((field) => (field === 'revenue' || field === 'commission' ? d[field].toFixed(2) : String(d[field]))).join(','),
+    csvRecord(CSV_FIELDS.map((field) => (field === 'revenue' || field === 'commission' ? csvNumber(d[field].toFixed(2)) : d[field]))),
   );
   return [CSV_FIELDS.join(','), ...lines].join('\n');
 }
@@ -127,14 +128,11 @@ export function renderPartnerReport(programId: number, report: PartnerReport, to
 
 const PARTNER_CSV_FIELDS = ['partnerId', 'name', 'refCode', 'clicks', 'leads', 'conversions', 'sales', 'revenue', 'commission', 'conversionRate'] as const;
 
-/** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
-const csvField = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
-
 /** A header line and one line per partner; money and the rate with two decimals. */
 export function partnerReportCsv(report: PartnerReport): string {
-  const text = (r: PartnerReportRow, field: (typeof PARTNER_CSV_FIELDS)[number]) => {
+  const cell = (r: PartnerReportRow, field: (typeof PARTNER_CSV_FIELDS)[number]) => {
     const value = r[field];
-    return field === 'revenue' || field === 'commission' || field === 'conversionRate' ? (value as number).toFixed(2) : csvField(String(value));
+    return field === 'revenue' || field === 'commission' || field === 'conversionRate' ? csvNumber((value as number).toFixed(2)) : value;
   };
-  return [PARTNER_CSV_FIELDS.join(','), ...report.data.map((r) => PARTNER_CSV_FIELDS.map((f) => text(r, f)).join(','))].join('\n');
+  return [PARTNER_CSV_FIELDS.join(','), ...report.data.map((r) => csvRecord(PARTNER_CSV_FIELDS.map((f) => cell(r, f))))].join('\n');
 }

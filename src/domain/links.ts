@@ -1,4 +1,4 @@
-import { partnerLinkPath, type PartnerLinks } from '../api/index.js';
+import { clickUrl, partnerLinkPath, type PartnerLinks } from '../api/index.js';
 import { AppError } from '../errors.js';
 import { findEnrollment } from '../store/partners.js';
 import type { Deps } from './deps.js';
@@ -50,6 +50,16 @@ export type LinkOutcome =
 const MAX_URL_FIELD = 2048;
 
 /**
+ * The `Referer` a click keeps: cut to the field's length, and kept only when it is then an http(s)
+ * URL as the click endpoint requires. It is a browser's header, so anything else is dropped rather
+ * than refused (docs/behaviour.md#142-partner-links-get-rrefcode).
+ */
+function webReferrer(referer: string | undefined): string | undefined {
+  const parsed = clickUrl.safeParse(referer?.slice(0, MAX_URL_FIELD));
+  return parsed.success ? parsed.data : undefined;
+}
+
+/**
  * GET /r/:refCode: the active enrollment of the code and its program's landing URL (both cached),
  * then a click recorded exactly as the click endpoint records a browser's (the same batch, unique
  * clicks and visitor), its id added to the landing URL's query.
@@ -70,7 +80,7 @@ export async function followPartnerLink(deps: ClickDeps, visit: LinkVisit): Prom
   const outcome = await trackClick(
     deps,
     { apiKey: null, ip: visit.ip, userAgent: visit.userAgent },
-    { ref: visit.refCode, landing_url: target.href.slice(0, MAX_URL_FIELD), referrer: visit.referrer?.slice(0, MAX_URL_FIELD) },
+    { ref: visit.refCode, landing_url: target.href.slice(0, MAX_URL_FIELD), referrer: webReferrer(visit.referrer) },
   );
   if (outcome.kind !== 'recorded' && outcome.kind !== 'repeated') return { kind: 'unknown_ref' };
   target.searchParams.set(CLICK_ID_PARAM, outcome.clickId);

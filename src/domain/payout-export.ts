@@ -1,4 +1,5 @@
 import type { ExportFormat, SkipReason } from '../api/index.js';
+import { csvNumber, csvRecord, type CsvCell } from '../csv.js';
 import { centsText } from '../money.js';
 import type { PartnerRow } from '../store/partners.js';
 import type { PayoutRow } from '../store/payouts.js';
@@ -7,16 +8,13 @@ import type { PayoutRow } from '../store/payouts.js';
 export type ExportedPayout = { payout: PayoutRow; partner: PartnerRow };
 export type SkippedPayout = { payoutId: number; partnerId: number; reason: SkipReason };
 
-/** One field of an RFC 4180 record: quoted when it holds a comma, a quote or a line break, quotes doubled. */
-function field(value: string | number): string {
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+/** Records as RFC 4180 text, every record ended by CRLF. */
+function csv(records: CsvCell[][]): string {
+  return records.map((r) => `${csvRecord(r)}\r\n`).join('');
 }
 
-/** Records as RFC 4180 text: fields joined by commas, every record ended by CRLF. */
-function csv(records: Array<Array<string | number>>): string {
-  return records.map((r) => `${r.map(field).join(',')}\r\n`).join('');
-}
+/** A payout's amount with two decimals, a number in the file. */
+const amount = (p: PayoutRow) => csvNumber(centsText(p.amount_cents));
 
 /** The id a PayPal or Wise row carries back to partnerkit (PayPal allows 30 characters, no spaces). */
 const reference = (p: PayoutRow) => `pk-payout-${p.id}`;
@@ -25,7 +23,7 @@ type Format = {
   header: string[] | null;
   /** Why a payout cannot be in this file, or null. */
   skip(e: ExportedPayout): SkipReason | null;
-  record(e: ExportedPayout): Array<string | number>;
+  record(e: ExportedPayout): CsvCell[];
 };
 
 /**
@@ -44,7 +42,7 @@ const FORMATS: Record<ExportFormat, Format> = {
     header: ['partner_id', 'partner_name', 'payout_email', 'payout_method', 'currency', 'amount', 'commission_count', 'payout_id'],
     skip: () => null,
     record: ({ payout, partner }) => [
-      partner.id, partner.name, partner.payout_email ?? '', partner.payout_method ?? '', payout.currency, centsText(payout.amount_cents),
+      partner.id, partner.name, partner.payout_email ?? '', partner.payout_method ?? '', payout.currency, amount(payout),
       payout.commission_ids.length, payout.id,
     ],
   },
@@ -53,7 +51,7 @@ const FORMATS: Record<ExportFormat, Format> = {
     header: null,
     skip: providerSkip('paypal'),
     record: ({ payout, partner }) => [
-      partner.payout_email!, centsText(payout.amount_cents), payout.currency, reference(payout), `Partner commission payout ${payout.id}`, 'PAYPAL',
+      partner.payout_email!, amount(payout), payout.currency, reference(payout), `Partner commission payout ${payout.id}`, 'PAYPAL',
     ],
   },
   // Wise batch payment, "send by email" template: the partner gets the exact amount in the payout's currency.
@@ -61,7 +59,7 @@ const FORMATS: Record<ExportFormat, Format> = {
     header: ['name', 'recipientEmail', 'paymentReference', 'receiverType', 'amountCurrency', 'amount', 'sourceCurrency', 'targetCurrency'],
     skip: providerSkip('wise'),
     record: ({ payout, partner }) => [
-      partner.name, partner.payout_email!, reference(payout), 'PERSON', 'target', centsText(payout.amount_cents), payout.currency, payout.currency,
+      partner.name, partner.payout_email!, reference(payout), 'PERSON', 'target', amount(payout), payout.currency, payout.currency,
     ],
   },
 };
@@ -71,7 +69,7 @@ export type ExportResult = { file: string; exported: number[]; skipped: SkippedP
 /** The file of `format` for the payouts (in payout order), the payouts in it, and the ones it left out and why. */
 export function exportFile(format: ExportFormat, payouts: ExportedPayout[]): ExportResult {
   const { header, skip, record } = FORMATS[format];
-  const records: Array<Array<string | number>> = [];
+  const records: CsvCell[][] = [];
   const exported: number[] = [];
   const skipped: SkippedPayout[] = [];
   for (const e of payouts) {

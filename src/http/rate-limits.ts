@@ -1,26 +1,10 @@
 import type { RateLimitOptions } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.js';
+import { rateLimited } from '../errors.js';
 import { rateLimit } from './fastify.js';
 
 /** At most `max` requests per window of `windowSeconds`, in real time: counted in the server's memory, or in a database other instances share (docs/architecture.md §18.7). */
 export type RateLimit = { max: number; windowSeconds: number };
-
-/**
- * 429 rate_limited in the typed envelope; the error handler adds Retry-After (docs/behaviour.md §8).
- * Made without a stack trace: under a flood it is made thousands of times a second (capturing the
- * stack was 5 % of the server's time) and nothing reads it.
- */
-function rateLimited(reason: string, ttlMs: number): AppError {
-  const seconds = Math.max(1, Math.ceil(ttlMs / 1000));
-  const stackTraceLimit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    return new AppError('rate_limited', `${reason}; retry in ${seconds} s`, null, { retry_after_seconds: seconds });
-  } finally {
-    Error.stackTraceLimit = stackTraceLimit;
-  }
-}
 
 /**
  * The tracking routes' limit (docs/behaviour.md §8), run after authentication: per API key when

@@ -25,7 +25,7 @@ export type ExportFilter = {
 const instant = (column: string, name: string) => `make_timestamptz(epoch_us(${column})) AS ${name}`;
 /** Cents as stored, and the same amount in currency units: an exact DECIMAL, never a float. */
 const money = (column: string, name: string) => `${column} AS ${name}_cents, ${column}::DECIMAL(38,0) * 0.01 AS ${name}`;
-const partner = 'pp.partner_id, pa.name AS partner_name, pp.ref_code';
+const partner = (text: Text) => `pp.partner_id, ${text('pa.name', 'partner_name')}, ${text('pp.ref_code')}`;
 const PARTNERS = 'partner_programs pp JOIN partners pa ON pa.id = pp.partner_id';
 
 /**
@@ -35,49 +35,67 @@ const PARTNERS = 'partner_programs pp JOIN partners pa ON pa.id = pp.partner_id'
 type Where = (alias: string, time: string, test?: string) => string;
 
 /**
+ * A text column under its name (by default the column's own). In a CSV file, a text that begins
+ * with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`, so a spreadsheet shows it
+ * rather than running it as a formula (docs/exports.md#csv-cells-a-spreadsheet-would-run); JSON
+ * and Parquet keep the text as stored. Numbers never go through it, so negative amounts stay numbers.
+ */
+type Text = (column: string, name?: string) => string;
+
+const FORMULA_START = "('=', '+', '-', '@', chr(9), chr(13))";
+const textAsStored: Text = (column, name = column.slice(column.indexOf('.') + 1)) => `${column} AS ${name}`;
+const csvText: Text = (column, name = column.slice(column.indexOf('.') + 1)) =>
+  `CASE WHEN left(${column}, 1) IN ${FORMULA_START} THEN '''' || ${column} ELSE ${column} END AS ${name}`;
+
+/** What a table's SELECT is built with: its conditions, the parameter of the export's instant, its text columns. */
+type Build = { where: Where; now: () => string; text: Text };
+
+/**
  * A table's export: the SELECT of its rows (live and, for the tables that keep them, test rows).
  * `now` is the parameter the commission statuses are read at. No column holds a secret or a
  * visitor's hash (docs/behaviour.md §14.8).
  */
-type TableExport = (where: Where, now: () => string) => string;
+type TableExport = (build: Build) => string;
 
 const TABLES: Record<ExportTable, TableExport> = {
   // Millions of rows, sorted by id: the partner's name and code in every row would make the sort
   // carry them too, a quarter of the export (docs/architecture.md §17); the id joins them.
-  clicks: (where) => `
-    SELECT c.id, c.click_id, pp.partner_id, c.landing_url, c.referrer, c.is_test, ${instant('c.created_at', 'created_at')}
+  clicks: ({ where, text }) => `
+    SELECT c.id, ${text('c.click_id')}, pp.partner_id, ${text('c.landing_url')}, ${text('c.referrer')}, c.is_test, ${instant('c.created_at', 'created_at')}
     FROM clicks c JOIN partner_programs pp ON pp.id = c.partner_program_id
     WHERE ${where('c', 'c.created_at', 'c.is_test')}`,
-  customers: (where) => `
-    SELECT cu.id, cu.customer_key, cu.email, cu.name, ${partner}, cu.click_ref AS click_id, cu.provider_customer_id, cu.status,
-      ${instant('cu.signup_date', 'signup_at')}, ${instant('cu.first_purchase_date', 'first_purchase_at')}
+  customers: ({ where, text }) => `
+    SELECT cu.id, ${text('cu.customer_key')}, ${text('cu.email')}, ${text('cu.name')}, ${partner(text)}, ${text('cu.click_ref', 'click_id')},
+      ${text('cu.provider_customer_id')}, ${text('cu.status')}, ${instant('cu.signup_date', 'signup_at')}, ${instant('cu.first_purchase_date', 'first_purchase_at')}
     FROM customers cu JOIN ${PARTNERS} ON pp.id = cu.partner_program_id
     WHERE ${where('cu', 'cu.signup_date')}`,
   // Test sales are kept apart, with ids of their own: (id, is_test) names a sale.
-  sales: (where) => `
-    SELECT s.id, false AS is_test, ${partner}, s.customer_id, cu.customer_key, s.transaction_id, ${money('s.amount_cents', 'amount')},
-      ${money('s.tax_cents', 'tax')}, s.currency, s.sale_type, s.is_recurring, s.subscription_id, s.subscription_interval, s.product_id,
-      s.provider, s.provider_payment_id, s.source, ${instant('s.occurred_at', 'occurred_at')}, ${instant('s.received_at', 'received_at')}
+  sales: ({ where, text }) => `
+    SELECT s.id, false AS is_test, ${partner(text)}, s.customer_id, ${text('cu.customer_key')}, ${text('s.transaction_id')}, ${money('s.amount_cents', 'amount')},
+      ${money('s.tax_cents', 'tax')}, ${text('s.currency')}, ${text('s.sale_type')}, s.is_recurring, ${text('s.subscription_id')}, ${text('s.subscription_interval')},
+      ${text('s.product_id')}, ${text('s.provider')}, ${text('s.provider_payment_id')}, ${text('s.source')}, ${instant('s.occurred_at', 'occurred_at')},
+      ${instant('s.received_at', 'received_at')}
     FROM sale_events s JOIN ${PARTNERS} ON pp.id = s.partner_program_id JOIN customers cu ON cu.id = s.customer_id
     WHERE ${where('s', 'coalesce(s.occurred_at, s.received_at)')}
     UNION ALL
-    SELECT t.id, true, NULL, NULL, NULL, NULL, t.customer_key, t.transaction_id, ${money('t.amount_cents', 'amount')}, NULL, NULL,
-      t.currency, NULL, NULL, NULL, NULL, NULL, NULL, t.provider_payment_id, NULL, NULL, ${instant('t.received_at', 'received_at')}
+    SELECT t.id, true, NULL, NULL, NULL, NULL, ${text('t.customer_key')}, ${text('t.transaction_id')}, ${money('t.amount_cents', 'amount')}, NULL, NULL,
+      ${text('t.currency')}, NULL, NULL, NULL, NULL, NULL, NULL, ${text('t.provider_payment_id')}, NULL, NULL, ${instant('t.received_at', 'received_at')}
     FROM test_sale_events t
     WHERE ${where('t', 't.received_at', 'true')}`,
-  commissions: (where, now) => `
-    SELECT c.id, c.sale_id, ${partner}, c.type, ${money('c.amount_cents', 'amount')}, c.currency, c.percent_bp, ${statusAt(now())} AS status,
-      c.reason, c.payout_id, ${instant('c.created_at', 'created_at')}, ${instant('c.hold_until', 'hold_until')}, ${instant('c.paid_at', 'paid_at')}
+  commissions: ({ where, now, text }) => `
+    SELECT c.id, c.sale_id, ${partner(text)}, ${text('c.type')}, ${money('c.amount_cents', 'amount')}, ${text('c.currency')}, c.percent_bp,
+      ${text(statusAt(now()), 'status')}, ${text('c.reason')}, c.payout_id, ${instant('c.created_at', 'created_at')}, ${instant('c.hold_until', 'hold_until')},
+      ${instant('c.paid_at', 'paid_at')}
     FROM ${COMMISSIONS} JOIN partners pa ON pa.id = pp.partner_id
     WHERE ${where('c', 'c.created_at')}`,
-  refunds: (where) => `
-    SELECT r.id, r.refund_id, r.mode = 'test' AS is_test, r.sale_id, ${partner}, ${money('r.amount_cents', 'amount')}, r.currency, r.reason,
-      r.source, r.completes_sale, ${instant('r.received_at', 'received_at')}
+  refunds: ({ where, text }) => `
+    SELECT r.id, ${text('r.refund_id')}, r.mode = 'test' AS is_test, r.sale_id, ${partner(text)}, ${money('r.amount_cents', 'amount')}, ${text('r.currency')},
+      ${text('r.reason')}, ${text('r.source')}, r.completes_sale, ${instant('r.received_at', 'received_at')}
     FROM refunds r LEFT JOIN ${PARTNERS} ON pp.id = r.partner_program_id
     WHERE ${where('r', 'r.received_at', "r.mode = 'test'")}`,
-  payouts: (where) => `
-    SELECT po.id, po.batch_id, po.partner_id, pa.name AS partner_name, po.currency, ${money('po.amount_cents::DECIMAL(38,0)', 'amount')},
-      len(po.commission_ids) AS commission_count, po.status, ${instant('po.created_at', 'created_at')}, ${instant('po.paid_at', 'paid_at')}
+  payouts: ({ where, text }) => `
+    SELECT po.id, po.batch_id, po.partner_id, ${text('pa.name', 'partner_name')}, ${text('po.currency')}, ${money('po.amount_cents::DECIMAL(38,0)', 'amount')},
+      len(po.commission_ids) AS commission_count, ${text('po.status')}, ${instant('po.created_at', 'created_at')}, ${instant('po.paid_at', 'paid_at')}
     FROM payouts po JOIN partners pa ON pa.id = po.partner_id
     WHERE ${where('po', 'po.created_at')}`,
 };
@@ -95,7 +113,7 @@ const COPY_OPTIONS: Record<DataFormat, string> = {
 };
 
 /** The SELECT of a table's rows under the filter, in order, its parameters, and the conditions it puts on each alias. */
-export function exportSelect(table: ExportTable, filter: ExportFilter): { select: string; params: Params; conditions: Map<string, string> } {
+export function exportSelect(table: ExportTable, filter: ExportFilter, format: DataFormat): { select: string; params: Params; conditions: Map<string, string> } {
   const params: Params = [filter.programId];
   const param = (value: Date) => `$${params.push(value)}`;
   const from = filter.from && param(filter.from);
@@ -110,7 +128,8 @@ export function exportSelect(table: ExportTable, filter: ExportFilter): { select
     conditions.set(alias, text);
     return text;
   };
-  return { select: `${TABLES[table](where, () => param(filter.now))} ORDER BY ${ORDER[table]}`, params, conditions };
+  const text = format === 'csv' ? csvText : textAsStored;
+  return { select: `${TABLES[table]({ where, now: () => param(filter.now), text })} ORDER BY ${ORDER[table]}`, params, conditions };
 }
 
 /**
@@ -146,7 +165,7 @@ const STAGES = { copyOut: 0.4, load: 0.7 };
  * of PostgreSQL as CSV, in one snapshot, into tables of the same names and columns in an in-memory
  * DuckDB, which then runs the very statement of the DuckDB path: the file is byte for byte what
  * DuckDB writes from the same data. Everything staged lives in a private temporary directory
- * (DuckDB spills there), removed at the end.
+ * under `stagingDir` (DuckDB spills there), removed at the end.
  */
 async function copyFromPostgres(
   store: PostgresStore,
@@ -154,10 +173,11 @@ async function copyFromPostgres(
   { select, params, conditions }: ReturnType<typeof exportSelect>,
   options: string,
   path: string,
+  stagingDir: string,
   onProgress?: (fraction: number) => void,
 ): Promise<number> {
   const { DuckDBStore } = await import('./duckdb-store.js');
-  const dir = await mkdtemp(join(tmpdir(), 'partnerkit-export-stage-'));
+  const dir = await mkdtemp(join(stagingDir, 'partnerkit-export-stage-'));
   try {
     const staging = await DuckDBStore.open(':memory:', { readers: 1, tempDirectory: dir, memoryLimit: STAGING_MEMORY });
     try {
@@ -188,9 +208,21 @@ async function copyFromPostgres(
   }
 }
 
-/** Writes a table's rows under the filter to `path` in `format`; answers the number of rows. */
-export function copyTable(store: Store, table: ExportTable, filter: ExportFilter, format: DataFormat, path: string, onProgress?: (fraction: number) => void): Promise<number> {
-  const query = exportSelect(table, filter);
-  if (store.engine === 'postgres') return copyFromPostgres(store, table, query, COPY_OPTIONS[format], path, onProgress);
+/**
+ * Writes a table's rows under the filter to `path` in `format`; answers the number of rows. On
+ * PostgreSQL the rows are staged in a directory made under `stagingDir` (the system's temporary
+ * directory unless told).
+ */
+export function copyTable(
+  store: Store,
+  table: ExportTable,
+  filter: ExportFilter,
+  format: DataFormat,
+  path: string,
+  onProgress?: (fraction: number) => void,
+  stagingDir = tmpdir(),
+): Promise<number> {
+  const query = exportSelect(table, filter, format);
+  if (store.engine === 'postgres') return copyFromPostgres(store, table, query, COPY_OPTIONS[format], path, stagingDir, onProgress);
   return store.copyTo(query.select, query.params, path, COPY_OPTIONS[format], onProgress);
 }

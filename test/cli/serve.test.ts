@@ -1,4 +1,5 @@
-import { readdirSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { cliEnv, runJson, startServe, tempDataDir, until } from '../helpers/cli.js';
@@ -68,5 +69,40 @@ describe('serve: the request log on stdout (docs/behaviour.md §11.2)', () => {
     expect((await fetch(`${server.url}/nowhere`)).status).toBe(404);
     expect(await server.stop()).toBe(0);
     expect(server.stdout()).toBe('');
+  });
+});
+
+describe('serve: stopping (docs/exports.md#shutdown)', () => {
+  test('SIGTERM with an export whose client stopped reading: the answer is closed at --shutdown-timeout, its file removed, exit 0', { timeout: 90_000 }, async () => {
+    const dataDir = tempDataDir();
+    // About 9 MB of clicks as CSV: more than a connection's buffers hold, so the server's stream waits for the reader.
+    await runJson(['demo', '--days', '3', '--clicks', '100000'], cliEnv(dataDir));
+    const server = await startServe(dataDir, ['--shutdown-timeout', '1']);
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    onTestFinished(() => void socket.destroy());
+    socket.on('error', () => undefined);
+    const adminToken = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+    socket.write(`GET /api/programs/1/export?table=clicks HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer ${adminToken}\r\n\r\n`);
+    const head = await new Promise<Buffer>((resolve) => socket.once('data', resolve));
+    socket.pause();
+    expect(head.toString('latin1')).toMatch(/^HTTP\/1.1 200 OK/);
+    const exportsDir = join(dataDir, 'exports');
+    expect(readdirSync(exportsDir)).toHaveLength(1);
+    // Well before the 30 s a stalled reader is given: the shutdown timeout closes it.
+    const exited = await Promise.race([server.stop('SIGTERM'), new Promise((resolve) => setTimeout(() => resolve('still running'), 20_000))]);
+    expect(exited).toBe(0);
+    expect(readdirSync(exportsDir)).toEqual([]);
+    expect(server.stderr()).toContain('SIGTERM: letting requests finish (at most 1 s), then closing the database');
+    expect(server.stderr()).toContain('stopped');
+  });
+
+  test('at start, the export files a killed server left in the data dir are removed', async () => {
+    const dataDir = tempDataDir();
+    const leftover = join(dataDir, 'exports', `${2 ** 22 + 1}-0a1b2c`); // above Linux's largest pid: a process no longer running
+    mkdirSync(leftover, { recursive: true });
+    writeFileSync(join(leftover, 'export.csv'), 'id\n1\n');
+    const server = await startServe(dataDir);
+    expect(readdirSync(join(dataDir, 'exports'))).toEqual([]);
+    expect(await server.stop()).toBe(0);
   });
 });

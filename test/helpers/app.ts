@@ -75,6 +75,8 @@ export type TestAppOptions = {
   connections?: AppDeps['connections'];
   /** The built pages' directory (none by default, as the CLI's in-process app). */
   pages?: string;
+  /** Export limits, their files' directory and a stalled reader's time (serve's defaults, in the system's temporary directory, by default). */
+  exports?: AppDeps['exports'];
 };
 
 /** A fresh store of the test engine (or DuckDB), closed when the test finishes. */
@@ -103,6 +105,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     log: options.log,
     connections: options.connections,
     pages: options.pages,
+    exports: options.exports,
   };
   const app = await buildApp(deps);
   onTestFinished(() => app.close());

@@ -21,6 +21,9 @@ export type ProgramFixture = {
 
 export type Fields = Record<string, unknown>;
 
+/** Texts a spreadsheet would run as a formula (or whose first character it would hide), one per leading character: = + - @ tab CR. */
+export const FORMULAS = ['=HYPERLINK("https://evil.example","x")', '+1+2', '-2+3', '@SUM(A1)', '\tTab', '\rCR'];
+
 export const programFields = (overrides: Fields = {}): Fields => ({ name: 'Test program', ...overrides });
 
 /** Partner e-mails are unique per instance: the n-th partner a test creates gets partner<n>@example.com. */

@@ -367,3 +367,23 @@ describe('server-side clicks (the program API key)', () => {
     expect(await clickId(t, { ...ref, ip: '2001:DB8::1' }, { key: program.apiKey })).toBe(first);
   });
 });
+
+describe('landing_url and referrer are http(s) URLs', () => {
+  test.each([
+    ['landing_url', 'javascript:alert(10)'],
+    ['landing_url', '=HYPERLINK("https://evil.example","click")'],
+    ['landing_url', 'data:text/html,<script>alert(1)</script>'],
+    ['referrer', 'ftp://files.example/'],
+    ['referrer', '@SUM(1+1)'],
+    ['referrer', ''],
+  ])('%s %j: 400 invalid_request naming the field, nothing stored', async (field, value) => {
+    const t = await buildTestApp();
+    const program = await t.program();
+    const response = await click(t, { ref: program.refCode, [field]: value });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toMatchObject({
+      status: 400, code: 'invalid_request', details: { fields: [{ field, message: 'must be an http or https URL' }] },
+    });
+    expect(await t.count('clicks')).toBe(0);
+  });
+});

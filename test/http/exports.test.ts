@@ -1,16 +1,19 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { DATA_FORMATS, EXPORT_TABLES, type DataFormat, type ExportTable } from '../../src/api/constants.js';
-import { exportedFile, exportProgramData } from '../../src/domain/exports.js';
+import { DEFAULT_EXPORT_LIMITS, exportProgramData, removeLeftoverExports, RunningExports } from '../../src/domain/exports.js';
 import { injectTransport } from '../../src/local.js';
 import { PartnerkitClient } from '../../src/sdk/client.js';
 import { PartnerkitError } from '../../src/sdk/errors.js';
 import { duckdb } from '../../src/store/duckdb.js';
-import { ADMIN_TOKEN, type TestApp, type TestAppOptions } from '../helpers/app.js';
+import { ADMIN_TOKEN, buildTestApp, rateLimitedBody, type TestApp, type TestAppOptions } from '../helpers/app.js';
+import { until } from '../helpers/cli.js';
+import { FORMULAS } from '../helpers/factories.js';
 import { reportHistory } from '../helpers/history.js';
 
 /*
@@ -294,12 +297,13 @@ describe('GET /api/programs/:programId/export', () => {
 
   test('the temporary file is gone once the answer has been read', async () => {
     const { t, a } = await history();
-    const file = await exportedFile(t.deps, { kind: 'admin' }, a.id, { table: 'clicks', format: 'parquet', includeTest: false });
+    const exports = new RunningExports({ dir: join(scratch, 'read'), ...DEFAULT_EXPORT_LIMITS });
+    const file = await exports.file(t.deps, { kind: 'admin' }, a.id, { table: 'clicks', format: 'parquet', includeTest: false });
     const path = String(file.stream.path);
     expect(existsSync(path)).toBe(true);
     const chunks: Buffer[] = [];
     for await (const chunk of file.stream) chunks.push(chunk as Buffer);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await exports.close();
     expect(Buffer.concat(chunks).length).toBe(file.bytes);
     expect(existsSync(dirname(path))).toBe(false);
   });
@@ -320,8 +324,8 @@ describe('on either engine', () => {
   test('every table in every format: byte for byte the file a DuckDB store holding the same history writes', async () => {
     const stores = [await history(), await history({ duckdb: true })];
     for (const { t, a } of stores) {
-      // Values CSV must quote, an empty text beside absent ones, text beyond ASCII.
-      await t.click(a, { landing_url: 'https://shop.example/?a=1,b="2"\nnext', referrer: '' });
+      // Values CSV must quote (a URL's line breaks are dropped with its other white space), text beyond ASCII.
+      await t.click(a, { landing_url: 'https://shop.example/?a=1,b="2"\nnext' });
       await t.lead(a, 'c6', { name: 'Zoë "Z", Jr.\r\nsecond line' });
     }
     await sameTokens(stores[0].t, stores[1].t);
@@ -336,7 +340,141 @@ describe('on either engine', () => {
     const [t, a] = [stores[0].t, stores[0].a];
     expect((await rowsOf(t, a.id, 'table=customers')).at(-1)).toMatchObject({ customer_key: 'c6', name: 'Zoë "Z", Jr.\r\nsecond line', email: null });
     const csv = (await get(t, `/api/programs/${a.id}/export?table=clicks&format=csv`)).rawPayload.toString();
-    expect(csv).toContain(',"https://shop.example/?a=1,b=""2""\nnext","",false,2026-04-21T10:00:00.000Z\n');
+    expect(csv).toContain(',"https://shop.example/?a=1,b=""2""next",,false,2026-04-21T10:00:00.000Z\n');
+  });
+});
+
+describe('CSV cells a spreadsheet would run', () => {
+  /** Partners, customers, sales and refunds whose texts are the formulas; the sales paid out, then refunded: negative clawbacks. */
+  async function formulaHistory() {
+    const t = await buildTestApp();
+    const program = await t.program({ holdDays: 0 });
+    for (const [i, text] of FORMULAS.entries()) {
+      const partner = await t.partner({ name: text });
+      const { refCode } = await t.enroll(program.id, partner.id);
+      await t.lead(program, text, { click_id: await t.click({ refCode }), name: text });
+      await t.sale(program, { transaction_id: text, customer_key: text, product_id: text, amount_cents: 1000 * (i + 1) });
+    }
+    expect((await t.app.inject({ method: 'POST', url: `/api/programs/${program.id}/payouts`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).statusCode).toBe(200);
+    for (const text of FORMULAS) {
+      expect((await t.post('/api/v1/track/refund', { transaction_id: text, refund_id: text, reason: text }, program.apiKey)).statusCode).toBe(200);
+    }
+    return { t, program };
+  }
+
+  test("every table's text cells that start with = + - @ tab or CR get a leading '; numbers, negative ones too, are left as they are", async () => {
+    const { t, program } = await formulaHistory();
+    const csv = async (table: ExportTable) => {
+      const response = await get(t, `/api/programs/${program.id}/export?table=${table}&format=csv`);
+      expect(response.statusCode).toBe(200);
+      return parse(response.rawPayload, { columns: true }) as Array<Record<string, string>>;
+    };
+    const neutral = FORMULAS.map((text) => `'${text}`);
+    const customers = await csv('customers');
+    expect(customers.map((c) => [c.customer_key, c.name, c.partner_name])).toEqual(neutral.map((text) => [text, text, text]));
+    const sales = await csv('sales');
+    expect(sales.map((s) => [s.transaction_id, s.customer_key, s.product_id, s.partner_name, s.amount_cents])).toEqual(
+      neutral.map((text, i) => [text, text, text, text, String(1000 * (i + 1))]),
+    );
+    const refunds = await csv('refunds');
+    expect(refunds.map((r) => [r.refund_id, r.reason, r.partner_name])).toEqual(neutral.map((text) => [text, text, text]));
+    const clawbacks = (await csv('commissions')).filter((c) => c.type === 'clawback');
+    expect(clawbacks.map((c) => [c.partner_name, c.amount_cents, c.amount])).toEqual(neutral.map((text, i) => [text, String(-200 * (i + 1)), (-2 * (i + 1)).toFixed(2)]));
+    expect((await csv('payouts')).map((p) => p.partner_name)).toEqual(neutral);
+    // Not one cell of any table starts a formula.
+    for (const table of EXPORT_TABLES) {
+      for (const row of await csv(table)) for (const cell of Object.values(row)) expect(cell, `${table}: ${cell}`).not.toMatch(/^[=+@\t\r]|^-(?!\d+(\.\d+)?$)/);
+    }
+    // JSON and Parquet are read by programs, not spreadsheets: their texts are as stored.
+    const json = (await get(t, `/api/programs/${program.id}/export?table=customers&format=json`)).json() as Array<Record<string, string>>;
+    expect(json.map((c) => c.name)).toEqual(FORMULAS);
+  });
+});
+
+/**
+ * Clicks enough for an export larger than what a connection's buffers hold (about 8 MB of CSV), so
+ * a client that stops reading stops the server's stream of the file.
+ */
+async function bigClicks(t: TestApp, programId: number, partnerProgramId: number) {
+  await t.store.transaction((sql) =>
+    sql.run(
+      `INSERT INTO clicks (id, click_id, program_id, partner_program_id, landing_url, referrer, is_test, created_at, day, visitor_hash)
+       SELECT $1 * 100000 + i, 'ck_' || ($1 * 100000 + i) || '_big', $1, $2, repeat('https://shop.example/', 100), NULL, false, $3, NULL, NULL
+       FROM generate_series(1, 4000) AS g(i)`,
+      [programId, partnerProgramId, t.clock.now()],
+    ),
+  );
+}
+
+/** A client that asks for an export, reads the answer's head, then stops reading; `received` counts what it read in all. */
+async function stalledReader(url: string, path: string): Promise<{ socket: Socket; head: string; closed: Promise<number> }> {
+  const { port } = new URL(url);
+  const socket = connect(Number(port), '127.0.0.1');
+  socket.write(`GET ${path} HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer ${ADMIN_TOKEN}\r\n\r\n`);
+  onTestFinished(() => void socket.destroy());
+  const first = await new Promise<Buffer>((resolve, reject) => {
+    socket.once('data', resolve);
+    socket.once('error', reject);
+  });
+  socket.pause();
+  let received = first.length;
+  socket.on('data', (chunk: Buffer) => (received += chunk.length));
+  const closed = new Promise<number>((resolve) => {
+    socket.on('error', () => undefined);
+    socket.once('close', () => resolve(received));
+  });
+  return { socket, head: first.toString('latin1').split('\r\n\r\n')[0], closed };
+}
+
+describe('exports at once, stalled readers and leftovers', () => {
+  /** Programs a, b and c, each with the clicks of a large export, on an app listening on a port. */
+  async function listening(exports: TestAppOptions['exports'] = {}) {
+    const dir = join(scratch, Math.random().toString(36).slice(2));
+    const t = await buildTestApp({ exports: { dir, ...exports } });
+    const programs = [await t.program(), await t.program(), await t.program()];
+    for (const p of programs) await bigClicks(t, p.id, p.partnerProgramId);
+    const url = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    return { t, dir, url, programs };
+  }
+
+  test('at most 2 exports of a program and 4 in all at once: 429 rate_limited with retry_after_seconds and Retry-After; a closed answer frees its place', async () => {
+    const { t, dir, url, programs: [a, b, c] } = await listening();
+    const path = (p: { id: number }) => `/api/programs/${p.id}/export?table=clicks`;
+    const held = [await stalledReader(url, path(a)), await stalledReader(url, path(a))];
+    for (const { head } of held) expect(head).toMatch(/^HTTP\/1.1 200 OK/);
+    const third = await get(t, path(a));
+    expect(third.statusCode).toBe(429);
+    expect(third.headers).toMatchObject({ 'retry-after': '5', connection: 'close' });
+    expect(third.json()).toEqual(rateLimitedBody(`Too many exports of program ${a.id} at once`, 5));
+    held.push(await stalledReader(url, path(b)), await stalledReader(url, path(b)));
+    const fifth = await get(t, path(c));
+    expect(fifth.statusCode).toBe(429);
+    expect(fifth.headers['retry-after']).toBe('5');
+    expect(fifth.json()).toEqual(rateLimitedBody('Too many exports at once on this server', 5));
+    held[0].socket.destroy();
+    await until(() => readdirSync(dir).length === 3);
+    expect((await get(t, path(c))).statusCode).toBe(200);
+  });
+
+  test('an answer the client stops reading is closed after the stall time, and its file removed', async () => {
+    const { dir, url, programs: [a] } = await listening({ stallMs: 300 });
+    const reader = await stalledReader(url, `/api/programs/${a.id}/export?table=clicks`);
+    const length = Number(/content-length: (\d+)/i.exec(reader.head)![1]);
+    expect(readdirSync(dir)).toHaveLength(1);
+    await until(() => readdirSync(dir).length === 0);
+    reader.socket.resume();
+    expect(await reader.closed).toBeLessThan(length);
+  });
+
+  test('at start, the export directories of processes no longer running (or of an earlier process with this pid) are removed; a running one keeps its own', async () => {
+    const dir = join(scratch, 'leftovers');
+    const dead = 2 ** 22 + 1; // above Linux's largest pid: no such process
+    for (const name of [`${dead}-aaaa`, `${process.pid}-bbbb`, `${process.ppid}-cccc`]) {
+      mkdirSync(join(dir, name), { recursive: true });
+      await writeFile(join(dir, name, 'export.csv'), 'id\n1\n');
+    }
+    expect((await removeLeftoverExports(dir)).sort()).toEqual([`${dead}-aaaa`, `${process.pid}-bbbb`].sort());
+    expect(readdirSync(dir)).toEqual([`${process.ppid}-cccc`]);
   });
 });
 

@@ -256,3 +256,17 @@ describe('landing URL and partner links in the admin API', () => {
     expect((await admin(t, 'GET', `/programs/999/partners/${program.partnerId}`)).json().error).toMatchObject({ code: 'not_found', message: 'Program 999 not found' });
   });
 });
+
+describe('the Referer of a partner link', () => {
+  test.each([
+    ['=HYPERLINK("https://evil.example","x")'],
+    ['javascript:alert(10)'],
+    ['android-app://com.example.app/'],
+  ])('%j is not a web address: the visitor is redirected and the click stored without a referrer', async (referer) => {
+    const { t, link } = await setup();
+    const response = await follow(t, link, { referer });
+    const { target, clickId } = redirected(response);
+    expect(target).toBe(LANDING);
+    expect(await storedClicks(t)).toEqual([expect.objectContaining({ click_id: clickId, landing_url: LANDING, referrer: null })]);
+  });
+});

@@ -1,9 +1,11 @@
+import { parse } from 'csv-parse/sync';
 import { describe, expect, test } from 'vitest';
 import { PartnerkitClient } from '../../src/sdk/client.js';
 import { takeIntoPayouts } from '../../src/store/commissions.js';
 import { insertBatch } from '../../src/store/payouts.js';
 import { insertCommissions, type CommissionRow } from '../../src/store/sales.js';
 import { ADMIN_TOKEN, buildTestApp, T0, type ProgramFixture, type TestApp } from '../helpers/app.js';
+import { FORMULAS } from '../helpers/factories.js';
 
 /**
  * Commission approval and payouts (docs/behaviour.md §13), through the HTTP API with a pinned,
@@ -688,6 +690,24 @@ describe('exports', () => {
       skipped: [{ payoutId: 3, reason: 'other_payout_method' }, { payoutId: 4, reason: 'no_payout_email' }, { payoutId: 5, reason: 'other_payout_method' }],
     });
     await expect(client.payouts.export(9, { format: 'csv' })).rejects.toMatchObject({ status: 404, code: 'not_found', message: 'Payout batch 9 not found' });
+  });
+
+  test("csv, paypal and wise: a partner name starting with = + - @ tab or CR gets a leading '; amounts stay numbers", async () => {
+    const { t, program } = await setup();
+    await t.admin('PATCH', `/partners/${program.partnerId}`, { name: 'Ann', payoutEmail: 'ann@example.com' });
+    for (const name of FORMULAS) {
+      const partner = await secondPartner(t, program, { name });
+      await t.admin('PATCH', `/partners/${partner}`, { payoutEmail: `p${partner}@example.com` });
+      await sales(t, program, `cust_${partner}`, 1);
+    }
+    t.clock.set(AFTER_HOLD);
+    await ok(t, 'POST', `/api/programs/${program.id}/payouts`);
+    const file = async (format: string) => parse((await call(t, 'GET', `/api/payout-batches/1/export?format=${format}&currency=USD`)).body) as string[][];
+    const neutral = FORMULAS.map((name) => `'${name}`);
+    expect((await file('csv')).slice(1).map((r) => [r[1], r[5]])).toEqual(neutral.map((name) => [name, '10.00']));
+    expect((await file('wise')).slice(1).map((r) => [r[0], r[5]])).toEqual(neutral.map((name) => [name, '10.00']));
+    // PayPal's file names no partner: its cells are e-mails, amounts and partnerkit's own texts.
+    for (const row of await file('paypal')) for (const cell of row) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
   });
 
   test.each([['format=pdf'], [''], ['format=csv&currency=GBP']])('?%s: 400 invalid_request', async (query) => {

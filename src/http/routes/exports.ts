@@ -1,10 +1,13 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   dataExportFileName, dataExportQuerySchema, dataFileSchema, programParams, responses, EXPORT_ROWS_HEADER, type DataFormat,
 } from '../../api/index.js';
 import type { AppDeps } from '../../app.js';
-import { exportedFile } from '../../domain/exports.js';
+import { DEFAULT_EXPORT_LIMITS, RunningExports } from '../../domain/exports.js';
 import { authenticateEvery, sessionAuth } from '../auth.js';
+import { closeConnectionsOverLimit } from '../rate-limits.js';
 
 const MEDIA_TYPES: Record<DataFormat, string> = {
   csv: 'text/csv; charset=utf-8',
@@ -12,10 +15,17 @@ const MEDIA_TYPES: Record<DataFormat, string> = {
   parquet: 'application/vnd.apache.parquet',
 };
 
-/** A program's data as a file (docs/behaviour.md §14.8): a member's dashboard session or the admin token. */
+/**
+ * A program's data as a file (docs/behaviour.md §14.8): a member's dashboard session or the admin
+ * token. The app's running exports are limited, and closed with it (docs/exports.md).
+ */
 export function exportRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
     const viewer = authenticateEvery(app, sessionAuth(deps));
+    // Without a data dir (tests, an app built by hand) the files go to the system's temporary directory.
+    const exports = new RunningExports({ dir: join(tmpdir(), 'partnerkit-exports'), ...DEFAULT_EXPORT_LIMITS, ...deps.exports });
+    app.addHook('onClose', () => exports.close());
+    closeConnectionsOverLimit(app);
 
     // GET /api/programs/:programId/export
     app.get(
@@ -36,7 +46,7 @@ export function exportRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       async (request, reply) => {
         const { programId } = request.params;
         const { table, format } = request.query;
-        const file = await exportedFile(deps, viewer(request), programId, request.query);
+        const file = await exports.file(deps, viewer(request), programId, request.query);
         return reply
           .header(EXPORT_ROWS_HEADER, file.rows)
           .header('content-length', file.bytes)
