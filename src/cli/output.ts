@@ -28,8 +28,8 @@ export function formatCents(cents: number | bigint): string {
 export const TABLE_WIDTH = 80;
 
 /**
- * A column: `shrink` columns (names, reasons, ids) give up width when the table would be wider
- * than {@link TABLE_WIDTH}, cut at the end (`Northwind Traders…`) or, for ids, in the middle.
+ * A column: `shrink` columns (names, reasons, event types) give up width when the table would be
+ * wider than {@link TABLE_WIDTH}, cut at the end (`Northwind Traders…`) or in the middle (`checkout.s…succeeded`).
  */
 export type Column<T> = { header: string; value: (row: T) => unknown; align?: 'left' | 'right'; shrink?: 'end' | 'middle' };
 
@@ -79,7 +79,7 @@ export function renderTable<T>(columns: Column<T>[], rows: T[], options: { empty
   return table(columns as Column<unknown>[], fitted, widths).toString().replace(/ +$/gm, '');
 }
 
-const MONTH = new Intl.DateTimeFormat('en-US', { month: 'short' });
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const two = (n: number) => String(n).padStart(2, '0');
 
 /**
@@ -89,7 +89,7 @@ const two = (n: number) => String(n).padStart(2, '0');
 export function formatWhen(iso: string, now: Date): string {
   const at = new Date(iso);
   if (at.getFullYear() !== now.getFullYear()) return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())}`;
-  return `${MONTH.format(at)} ${at.getDate()} ${two(at.getHours())}:${two(at.getMinutes())}`;
+  return `${MONTHS[at.getMonth()]} ${at.getDate()} ${two(at.getHours())}:${two(at.getMinutes())}`;
 }
 
 /** A commission rule in words: `20 %`, `5.00 per sale` (a flat amount in the sale's currency). */
