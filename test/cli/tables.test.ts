@@ -201,16 +201,4 @@ describe('partnerkit demo', () => {
     expect(answer.status).toBe(302);
     expect(answer.headers.get('location')).toMatch(/^https:\/\/example\.com\/\?partner_click_id=ck_/);
   }, 60_000);
-
-  test('--data-dir X: every next step it prints, serve included, has --data-dir X', async () => {
-    const dataDir = tempDataDir();
-    const env = cliEnv(dataDir);
-    delete env.PARTNERKIT_DATA_DIR;
-    const demo = await runCli(['demo', '--days', '2', '--clicks', '100', '--data-dir', dataDir], env);
-    expect(demo.code, demo.stderr).toBe(0);
-    const steps = demo.stdout.split('\n').filter((line) => line.includes('npx partnerkit'));
-    expect(steps.length).toBe(4);
-    expect(demo.stdout).toContain(`Sign-in links open once serve runs on this data dir at http://127.0.0.1:3000: npx partnerkit serve --data-dir ${dataDir}\n`);
-    for (const step of steps) expect(step.endsWith(`--data-dir ${dataDir}`), step).toBe(true);
-  }, 60_000);
 });
