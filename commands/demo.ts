@@ -49,8 +49,9 @@ export default class Demo extends PartnerkitCommand {
       bar?.stop();
     }
     const seconds = (performance.now() - started) / 1000;
-    const dashboard = signInLink('dashboard', loaded.sessionToken, flags['base-url'], server);
-    const portal = signInLink('portal', loaded.partnerSessionToken, flags['base-url'], server);
+    const next = (args: string[], env?: Record<string, string>) => nextCommand(this.config.root, args, flags, env);
+    const dashboard = signInLink('dashboard', loaded.sessionToken, flags['base-url'], server, next(['serve']));
+    const portal = signInLink('portal', loaded.partnerSessionToken, flags['base-url'], server, next(['serve']));
     const result = { ...loaded, dashboardUrl: dashboard.url, portalUrl: portal.url };
 
     const c = result.counts;
@@ -69,7 +70,6 @@ export default class Demo extends PartnerkitCommand {
     }));
     if (dashboard.note) this.log(`\n${dashboard.note}`);
     const report = ['report', 'performance', String(result.programId)];
-    const next = (args: string[], env?: Record<string, string>) => nextCommand(this.config.root, args, flags, env);
     this.log(['\nTry:', next(report), next([...report, '--period', '90d']),
       next([...report, '--period', '30d', '--csv'], { PARTNERKIT_SESSION_TOKEN: result.sessionToken })].join('\n  '));
     return result;

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { PartnerkitCommand, sessionTokenFlag } from '../../src/cli/base.js';
-import { idsFlag, renderCommissions } from '../../src/cli/payouts.js';
+import { idsFlag, partnerNames, renderCommissions } from '../../src/cli/payouts.js';
+import { clockFromEnv } from '../../src/clock.js';
 
 export default class CommissionApprove extends PartnerkitCommand {
   static override description =
@@ -14,8 +15,11 @@ export default class CommissionApprove extends PartnerkitCommand {
 
   async run() {
     const { flags } = await this.parse(CommissionApprove);
-    const commissions = await this.withClient(flags, { token: flags['session-token'] }, (client) => client.commissions.approve(flags.program, { ids: flags.ids }));
-    this.log(renderCommissions(commissions));
+    const { commissions, names } = await this.withClient(flags, { token: flags['session-token'] }, async (client) => ({
+      commissions: await client.commissions.approve(flags.program, { ids: flags.ids }),
+      names: await partnerNames(client, flags.program),
+    }));
+    this.log(renderCommissions(commissions, names, clockFromEnv().now(), 'No commission changed.'));
     return commissions;
   }
 }

@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core';
 import { COMMISSION_STATUSES, MAX_PAGE_LIMIT, type CommissionStatus } from '../../src/api/constants.js';
 import { PartnerkitCommand, sessionTokenFlag } from '../../src/cli/base.js';
-import { renderCommissions } from '../../src/cli/payouts.js';
+import { partnerNames, renderCommissions } from '../../src/cli/payouts.js';
+import { clockFromEnv } from '../../src/clock.js';
 
 export default class CommissionList extends PartnerkitCommand {
   static override description = "List a program's commissions with their status as of now (a pending commission past its hold reads approved under auto approval)";
@@ -21,10 +22,14 @@ export default class CommissionList extends PartnerkitCommand {
 
   async run() {
     const { flags } = await this.parse(CommissionList);
-    const { data, total } = await this.withClient(flags, { token: flags['session-token'] }, (client) =>
-      client.commissions.page(flags.program, { status: flags.status as CommissionStatus | undefined, partnerId: flags.partner, limit: flags.limit, offset: flags.offset }),
-    );
-    this.log(renderCommissions(data));
+    const query = { status: flags.status as CommissionStatus | undefined, partnerId: flags.partner, limit: flags.limit, offset: flags.offset };
+    const { data, total, names } = await this.withClient(flags, { token: flags['session-token'] }, async (client) => ({
+      ...(await client.commissions.page(flags.program, query)),
+      names: await partnerNames(client, flags.program),
+    }));
+    const filtered = flags.status !== undefined || flags.partner !== undefined || flags.offset > 0;
+    const empty = filtered ? 'No commissions match.' : `No commissions yet in program ${flags.program}: a sale attributed to a partner earns one.`;
+    this.log(renderCommissions(data, names, clockFromEnv().now(), empty));
     if (flags.limit !== undefined || flags.offset > 0) this.log(`Showing ${data.length} of ${total}`);
     return data;
   }

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { PartnerkitCommand, sessionTokenFlag } from '../../src/cli/base.js';
-import { idsFlag, renderCommissions } from '../../src/cli/payouts.js';
+import { idsFlag, partnerNames, renderCommissions } from '../../src/cli/payouts.js';
+import { clockFromEnv } from '../../src/clock.js';
 
 export default class CommissionReject extends PartnerkitCommand {
   static override description = 'Reject pending or approved commissions (never processing or paid ones): all the ids, or none';
@@ -14,10 +15,11 @@ export default class CommissionReject extends PartnerkitCommand {
 
   async run() {
     const { flags } = await this.parse(CommissionReject);
-    const commissions = await this.withClient(flags, { token: flags['session-token'] }, (client) =>
-      client.commissions.reject(flags.program, { ids: flags.ids, reason: flags.reason }),
-    );
-    this.log(renderCommissions(commissions));
+    const { commissions, names } = await this.withClient(flags, { token: flags['session-token'] }, async (client) => ({
+      commissions: await client.commissions.reject(flags.program, { ids: flags.ids, reason: flags.reason }),
+      names: await partnerNames(client, flags.program),
+    }));
+    this.log(renderCommissions(commissions, names, clockFromEnv().now(), 'No commission changed.'));
     return commissions;
   }
 }

@@ -16,8 +16,9 @@ export default class PartnerEnroll extends PartnerkitCommand {
     const { flags } = await this.parse(PartnerEnroll);
     const enrollment = await this.withClient(flags, {}, (client) => client.partners.enroll(flags.program, { partnerId: flags.partner }));
     const server = this.serverUrl(flags);
-    this.log(renderObject({ ...enrollment, link: absolute(server, partnerLinkPath(enrollment.refCode)) }));
+    const result = { ...enrollment, link: absolute(server, partnerLinkPath(enrollment.refCode)) };
+    this.log(renderObject(result));
     if (server === undefined) this.log(`\n${NO_SERVER_NOTE}`);
-    return enrollment;
+    return result;
   }
 }

@@ -19,17 +19,19 @@ export default class PartnerLinks extends PartnerkitCommand {
     const { flags } = await this.parse(PartnerLinks);
     const links = await this.withClient(flags, {}, (client) => client.partners.links(flags.program, flags.partner));
     const server = this.serverUrl(flags);
+    const link = absolute(server, links.linkPath);
     this.log(
       renderObject({
         refCode: links.refCode,
         status: links.status,
-        link: absolute(server, links.linkPath),
+        link,
         landingUrl: links.landingUrl,
         viaUrl: links.viaUrl,
         script: scriptTag(server, links.programId),
       }),
     );
     if (server === undefined) this.log(`\n${NO_SERVER_NOTE}`);
-    return links;
+    // --json: the API's answer and the whole link, as printed above.
+    return { ...links, link };
   }
 }

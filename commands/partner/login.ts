@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { PartnerkitCommand } from '../../src/cli/base.js';
+import { nextCommand } from '../../src/cli/next-command.js';
 import { renderObject } from '../../src/cli/output.js';
 import { baseUrlFlag, signInLink, ttlHoursFlag } from '../../src/cli/sessions.js';
 
@@ -18,7 +19,7 @@ export default class PartnerLogin extends PartnerkitCommand {
   async run() {
     const { flags } = await this.parse(PartnerLogin);
     const session = await this.withClient(flags, {}, (client) => client.partners.createSession(flags.partner, { ttlHours: flags['ttl-hours'] }));
-    const { url, note } = signInLink('portal', session.token, flags['base-url'], this.serverUrl(flags));
+    const { url, note } = signInLink('portal', session.token, flags['base-url'], this.serverUrl(flags), nextCommand(this.config.root, ['serve'], flags));
     const result = { ...session, portalUrl: url };
     this.log(renderObject(result));
     if (note) this.log(`\n${note}`);

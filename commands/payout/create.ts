@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { PartnerkitCommand, sessionTokenFlag } from '../../src/cli/base.js';
-import { renderPayouts } from '../../src/cli/payouts.js';
+import { partnerNames, renderPayouts } from '../../src/cli/payouts.js';
+import { clockFromEnv } from '../../src/clock.js';
 
 export default class PayoutCreate extends PartnerkitCommand {
   static override description =
@@ -10,9 +11,13 @@ export default class PayoutCreate extends PartnerkitCommand {
 
   async run() {
     const { flags } = await this.parse(PayoutCreate);
-    const batch = await this.withClient(flags, { token: flags['session-token'] }, (client) => client.payouts.create(flags.program));
-    if (batch.batchId === null) this.log('Nothing is due: no payout was created.');
-    else this.log(`Batch ${batch.batchId}: ${batch.payouts.length} payout(s)\n${renderPayouts(batch.payouts)}`);
+    const { batch, names } = await this.withClient(flags, { token: flags['session-token'] }, async (client) => ({
+      batch: await client.payouts.create(flags.program),
+      names: await partnerNames(client, flags.program),
+    }));
+    const nothing = 'Nothing is due: no payout was created.';
+    if (batch.batchId === null) this.log(nothing);
+    else this.log(`Batch ${batch.batchId}: ${batch.payouts.length} payout(s)\n${renderPayouts(batch.payouts, names, clockFromEnv().now(), nothing)}`);
     return batch;
   }
 }

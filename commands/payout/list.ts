@@ -1,7 +1,9 @@
 import { Flags } from '@oclif/core';
 import { PAYOUT_STATUSES, type PayoutStatus } from '../../src/api/constants.js';
 import { PartnerkitCommand, sessionTokenFlag } from '../../src/cli/base.js';
-import { renderPayouts } from '../../src/cli/payouts.js';
+import { nextCommand } from '../../src/cli/next-command.js';
+import { partnerNames, renderPayouts } from '../../src/cli/payouts.js';
+import { clockFromEnv } from '../../src/clock.js';
 
 export default class PayoutList extends PartnerkitCommand {
   static override description = "List a program's payouts";
@@ -14,10 +16,13 @@ export default class PayoutList extends PartnerkitCommand {
 
   async run() {
     const { flags } = await this.parse(PayoutList);
-    const payouts = await this.withClient(flags, { token: flags['session-token'] }, (client) =>
-      client.payouts.list(flags.program, { status: flags.status as PayoutStatus | undefined }),
-    );
-    this.log(renderPayouts(payouts));
+    const { payouts, names } = await this.withClient(flags, { token: flags['session-token'] }, async (client) => ({
+      payouts: await client.payouts.list(flags.program, { status: flags.status as PayoutStatus | undefined }),
+      names: await partnerNames(client, flags.program),
+    }));
+    const create = nextCommand(this.config.root, ['payout', 'create', '--program', String(flags.program)], flags);
+    const empty = flags.status === undefined ? `No payouts yet. Create them with: ${create}` : `No ${flags.status} payouts.`;
+    this.log(renderPayouts(payouts, names, clockFromEnv().now(), empty));
     return payouts;
   }
 }

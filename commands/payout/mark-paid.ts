@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core';
 import { PartnerkitCommand, sessionTokenFlag } from '../../src/cli/base.js';
 import { renderObject } from '../../src/cli/output.js';
-import { renderPayouts } from '../../src/cli/payouts.js';
+import { partnerNames, renderPayouts } from '../../src/cli/payouts.js';
+import { clockFromEnv } from '../../src/clock.js';
 
 export default class PayoutMarkPaid extends PartnerkitCommand {
   static override description =
@@ -22,7 +23,8 @@ export default class PayoutMarkPaid extends PartnerkitCommand {
         return payout;
       }
       const batch = await client.payouts.markBatchPaid(flags.batch!);
-      this.log(`Batch ${batch.batchId}\n${renderPayouts(batch.payouts)}`);
+      const names = batch.payouts.length === 0 ? new Map<number, string>() : await partnerNames(client, batch.payouts[0].programId);
+      this.log(`Batch ${batch.batchId}\n${renderPayouts(batch.payouts, names, clockFromEnv().now(), 'No payout in this batch.')}`);
       return batch;
     });
   }

@@ -1,6 +1,9 @@
 import { Flags } from '@oclif/core';
 import { PartnerkitCommand, sessionTokenFlag } from '../../src/cli/base.js';
-import { formatCents, renderTable } from '../../src/cli/output.js';
+import { renderTable } from '../../src/cli/output.js';
+import { amountText, partnerLabel, partnerNames } from '../../src/cli/payouts.js';
+
+const WAIT_REASONS = { below_minimum: 'below the minimum', not_positive: 'not positive' } as const;
 
 export default class PayoutPreview extends PartnerkitCommand {
   static override description = 'What payout create would pay now, per partner and currency, and the balances that wait (below the minimum, or not positive)';
@@ -9,29 +12,32 @@ export default class PayoutPreview extends PartnerkitCommand {
 
   async run() {
     const { flags } = await this.parse(PayoutPreview);
-    const preview = await this.withClient(flags, { token: flags['session-token'] }, (client) => client.payouts.preview(flags.program));
+    const { preview, names } = await this.withClient(flags, { token: flags['session-token'] }, async (client) => ({
+      preview: await client.payouts.preview(flags.program),
+      names: await partnerNames(client, flags.program),
+    }));
     this.log('Due now');
     this.log(
       renderTable(
         [
-          { header: 'partner', value: (p) => p.partnerId },
-          { header: 'amount', value: (p) => `${formatCents(p.amountCents)} ${p.currency}`, align: 'right' },
+          { header: 'partner', value: (p) => partnerLabel(names, p.partnerId), shrink: 'end' },
+          { header: 'amount', value: (p) => amountText(p.amountCents, p.currency), align: 'right' },
           { header: 'commissions', value: (p) => p.commissionCount, align: 'right' },
         ],
         preview.payouts,
-        { compact: true },
+        { empty: 'Nothing is due: no approved commission waits to be paid.' },
       ),
     );
     this.log('Waiting');
     this.log(
       renderTable(
         [
-          { header: 'partner', value: (w) => w.partnerId },
-          { header: 'balance', value: (w) => `${formatCents(w.balanceCents)} ${w.currency}`, align: 'right' },
-          { header: 'reason', value: (w) => w.reason },
+          { header: 'partner', value: (w) => partnerLabel(names, w.partnerId), shrink: 'end' },
+          { header: 'balance', value: (w) => amountText(w.balanceCents, w.currency), align: 'right' },
+          { header: 'reason', value: (w) => WAIT_REASONS[w.reason] },
         ],
         preview.waiting,
-        { compact: true },
+        { empty: 'No balance waits.' },
       ),
     );
     return preview;

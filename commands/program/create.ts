@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { renderObject } from '../../src/cli/output.js';
-import { programSettingFlags, programSettings } from '../../src/cli/program-flags.js';
+import { clockFromEnv } from '../../src/clock.js';
+import { programDetails, programSettingFlags, programSettings } from '../../src/cli/program-flags.js';
 
 export default class ProgramCreate extends PartnerkitCommand {
   static override description = 'Create a program with a live and a test API key (shown once) and a webhook secret';
@@ -19,7 +20,7 @@ export default class ProgramCreate extends PartnerkitCommand {
   async run() {
     const { flags } = await this.parse(ProgramCreate);
     const program = await this.withClient(flags, {}, (client) => client.programs.create({ name: flags.name, ...programSettings(flags) }));
-    this.log(renderObject(program));
+    this.log(renderObject(programDetails(program, clockFromEnv().now())));
     this.log('\nStore the API keys now: they are shown only once.');
     return program;
   }

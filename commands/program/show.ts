@@ -1,6 +1,8 @@
 import { Flags } from '@oclif/core';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { renderObject } from '../../src/cli/output.js';
+import { clockFromEnv } from '../../src/clock.js';
+import { programDetails } from '../../src/cli/program-flags.js';
 
 export default class ProgramShow extends PartnerkitCommand {
   static override description = 'Show a program, its product rules and webhook secret (never an API key)';
@@ -10,7 +12,7 @@ export default class ProgramShow extends PartnerkitCommand {
   async run() {
     const { flags } = await this.parse(ProgramShow);
     const program = await this.withClient(flags, {}, (client) => client.programs.get(flags.program));
-    this.log(renderObject(program));
+    this.log(renderObject(programDetails(program, clockFromEnv().now())));
     return program;
   }
 }

@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { renderObject } from '../../src/cli/output.js';
-import { programSettingFlags, programSettings } from '../../src/cli/program-flags.js';
+import { clockFromEnv } from '../../src/clock.js';
+import { programDetails, programSettingFlags, programSettings } from '../../src/cli/program-flags.js';
 
 export default class ProgramUpdate extends PartnerkitCommand {
   static override description = "Change a program's settings: the flags given change, the others stay; new sales and commissions follow them";
@@ -19,7 +20,7 @@ export default class ProgramUpdate extends PartnerkitCommand {
   async run() {
     const { flags } = await this.parse(ProgramUpdate);
     const program = await this.withClient(flags, {}, (client) => client.programs.update(flags.program, { name: flags.name, ...programSettings(flags) }));
-    this.log(renderObject(program));
+    this.log(renderObject(programDetails(program, clockFromEnv().now())));
     return program;
   }
 }

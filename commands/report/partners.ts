@@ -1,6 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { PartnerkitCommand } from '../../src/cli/base.js';
+import { nextCommand } from '../../src/cli/next-command.js';
 import { partnerReportCsv, renderPartnerReport, reportFlags, reportQuery } from '../../src/cli/performance.js';
+import { clockFromEnv } from '../../src/clock.js';
 
 export default class ReportPartners extends PartnerkitCommand {
   static override description =
@@ -22,7 +24,10 @@ export default class ReportPartners extends PartnerkitCommand {
     const full = await this.withClient(flags, { token: flags['session-token'] }, (client) => client.reports.partners(args.programId, reportQuery(flags)));
     const report = { ...full, data: full.data.slice(0, flags.limit) };
     if (flags.csv) this.log(partnerReportCsv(report));
-    else this.log(renderPartnerReport(args.programId, report, full.data.length));
+    else {
+      const enroll = nextCommand(this.config.root, ['partner', 'enroll', '--program', String(args.programId), '--partner', 'ID'], flags);
+      this.log(renderPartnerReport(args.programId, report, clockFromEnv().now(), enroll, full.data.length));
+    }
     return report;
   }
 }

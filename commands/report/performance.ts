@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { performanceCsv, renderPerformance, reportFlags, reportQuery } from '../../src/cli/performance.js';
+import { clockFromEnv } from '../../src/clock.js';
 
 export default class ReportPerformance extends PartnerkitCommand {
   static override description =
@@ -21,7 +22,7 @@ export default class ReportPerformance extends PartnerkitCommand {
     const { args, flags } = await this.parse(ReportPerformance);
     const report = await this.withClient(flags, { token: flags['session-token'] }, (client) => client.reports.performance(args.programId, reportQuery(flags)));
     if (flags.csv) this.log(performanceCsv(report));
-    else this.log(renderPerformance(args.programId, report));
+    else this.log(renderPerformance(args.programId, report, clockFromEnv().now()));
     return report;
   }
 }

@@ -1,17 +1,19 @@
 import { Flags } from '@oclif/core';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import type { WebhookEvent } from '../../src/api/index.js';
-import { renderTable, truncateMiddle, type Column } from '../../src/cli/output.js';
+import { formatWhen, renderTable, type Column } from '../../src/cli/output.js';
+import { clockFromEnv } from '../../src/clock.js';
 
-/** The widest an event type or id is shown: a few of Stripe's event types, and any id, may be longer. */
-const ID_WIDTH = 40;
-
-// Two lines a row keep the six fields inside 100 columns (docs/behaviour.md §9.7); --json has them whole.
-const eventColumns: Column<WebhookEvent>[] = [
-  { header: 'Received\n(UTC)', value: (e) => `${e.receivedAt.slice(0, 10)}\n${e.receivedAt.slice(11, 19)}` },
-  { header: 'Type\nevent id', value: (e) => `${truncateMiddle(e.type, ID_WIDTH)}\n${truncateMiddle(e.eventId, ID_WIDTH)}` },
-  { header: 'Outcome\nreason', value: (e) => (e.reason === null ? e.outcome : `${e.outcome}\n${e.reason}`) },
-  { header: 'Sale', value: (e) => e.saleId, align: 'right' },
+/**
+ * One line an event, within 80 columns (docs/behaviour.md#97-tables-and-numbers): a long type is
+ * shortened in the middle, a long reason at the end; --json has them whole, and the event ids.
+ */
+const eventColumns = (now: Date): Column<WebhookEvent>[] => [
+  { header: 'received', value: (e) => formatWhen(e.receivedAt, now) },
+  { header: 'type', value: (e) => e.type, shrink: 'middle' },
+  { header: 'outcome', value: (e) => e.outcome },
+  { header: 'reason', value: (e) => e.reason, shrink: 'end' },
+  { header: 'sale', value: (e) => e.saleId, align: 'right' },
 ];
 
 export default class WebhookEvents extends PartnerkitCommand {
@@ -25,7 +27,8 @@ export default class WebhookEvents extends PartnerkitCommand {
   async run() {
     const { flags } = await this.parse(WebhookEvents);
     const events = await this.withClient(flags, {}, (client) => client.webhooks.events(flags.program, { limit: flags.limit }));
-    this.log(renderTable(eventColumns, events));
+    const empty = `No Stripe events received by program ${flags.program} yet: point a Stripe webhook endpoint at /api/v1/webhooks/stripe/${flags.program} and set its secret with webhook secret.`;
+    this.log(renderTable(eventColumns(clockFromEnv().now()), events, { empty }));
     return events;
   }
 }

@@ -57,6 +57,14 @@ export const payoutSchema = z.object({
   paidAt: instant.nullable(),
 });
 
+/** A partner of a program as lists name it: commissions and payouts carry only the partner's id. */
+export const programPartnerSchema = z.object({
+  partnerId: z.int(),
+  name: z.string(),
+  refCode: z.string(),
+  status: z.enum(['active', 'inactive']).describe('The enrollment: an inactive one keeps its history'),
+});
+
 export const payoutPreviewSchema = z.object({
   payouts: z.array(z.object({ partnerId: z.int(), currency: z.string(), amountCents: cents, commissionCount: z.int() })),
   waiting: z.array(
@@ -89,6 +97,7 @@ export type CommissionsQuery = z.input<typeof commissionsQuerySchema>;
 export type ApproveCommissionsRequest = z.input<typeof approveCommissionsRequestSchema>;
 export type RejectCommissionsRequest = z.input<typeof rejectCommissionsRequestSchema>;
 export type Payout = z.output<typeof payoutSchema>;
+export type ProgramPartner = z.output<typeof programPartnerSchema>;
 export type PayoutPreview = z.output<typeof payoutPreviewSchema>;
 export type PayoutBatch = z.output<typeof payoutBatchSchema>;
 export type PayoutsQuery = z.input<typeof payoutsQuerySchema>;

@@ -1,4 +1,5 @@
 import Table from 'cli-table3';
+import type { CommissionTerms } from '../api/index.js';
 import { centsText } from '../money.js';
 
 const COUNT = new Intl.NumberFormat('en-US');
@@ -23,19 +24,77 @@ export function formatCents(cents: number | bigint): string {
   return `${units.replace(/\B(?=(\d{3})+$)/g, ',')}.${decimals}`;
 }
 
-export type Column<T> = { header: string; value: (row: T) => unknown; align?: 'left' | 'right' };
+/** The width every table fits (docs/behaviour.md#97-tables-and-numbers): a terminal's default. */
+export const TABLE_WIDTH = 80;
 
-/** A cli-table3 table; cells wrap so wide tables still fit an 80-column terminal. `compact` drops the lines between rows. */
-export function renderTable<T>(columns: Column<T>[], rows: T[], options: { colWidths?: number[]; compact?: boolean } = {}): string {
-  const table = new Table({
+/**
+ * A column: `shrink` columns (names, reasons, event types) give up width when the table would be
+ * wider than {@link TABLE_WIDTH}, cut at the end (`Northwind Traders…`) or in the middle (`checkout.s…succeeded`).
+ */
+export type Column<T> = { header: string; value: (row: T) => unknown; align?: 'left' | 'right'; shrink?: 'end' | 'middle' };
+
+/** Columns two spaces apart, the header underlined: no borders, so eight columns still fit 80. */
+const CHARS = {
+  top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
+  left: '', 'left-mid': '', mid: '─', 'mid-mid': '  ', right: '', 'right-mid': '', middle: '  ',
+};
+const GAP = CHARS.middle.length;
+/** The narrowest a shrinking column becomes: a name still reads as one. */
+const MIN_SHRUNK = 8;
+
+function table(columns: Column<unknown>[], cells: string[][], colWidths: number[]): InstanceType<typeof Table> {
+  const t = new Table({
     head: columns.map((c) => c.header),
     colAligns: columns.map((c) => c.align ?? 'left'),
-    wordWrap: true,
-    style: { head: [], border: [], compact: options.compact ?? false },
-    ...(options.colWidths ? { colWidths: options.colWidths } : {}),
+    colWidths,
+    chars: CHARS,
+    style: { head: [], border: [], compact: true, 'padding-left': 0, 'padding-right': 0 },
   });
-  for (const row of rows) table.push(columns.map((c) => formatCell(c.value(row))));
-  return table.toString();
+  t.push(...cells);
+  return t;
+}
+
+/**
+ * Rows as a table of one line each within {@link TABLE_WIDTH} columns, or `empty` (what to do
+ * next) when there are none. Each column is as wide as its widest cell; when they add up to more,
+ * the `shrink` columns give up width, the widest first, and their cells are cut with `…`.
+ */
+export function renderTable<T>(columns: Column<T>[], rows: T[], options: { empty: string }): string {
+  if (rows.length === 0) return options.empty;
+  const cells = rows.map((row) => columns.map((c) => formatCell(c.value(row))));
+  const natural = table(columns as Column<unknown>[], cells, []);
+  natural.toString();
+  // cli-table3 writes the widths it measured (display width, wide characters counted twice) into its colWidths.
+  const widths = [...(natural.options.colWidths as number[])];
+  const floor = columns.map((c, i) => (c.shrink ? Math.min(widths[i], Math.max(MIN_SHRUNK, ...c.header.split('\n').map((l) => l.length))) : widths[i]));
+  let excess = widths.reduce((a, b) => a + b, GAP * (columns.length - 1)) - TABLE_WIDTH;
+  while (excess > 0) {
+    const widest = widths.reduce((best, w, i) => (w > floor[i] && (best < 0 || w > widths[best]) ? i : best), -1);
+    if (widest < 0) break;
+    widths[widest] -= 1;
+    excess -= 1;
+  }
+  const fitted = cells.map((row) => row.map((text, i) => (columns[i].shrink === 'middle' ? text.split('\n').map((l) => truncateMiddle(l, widths[i])).join('\n') : text)));
+  // A left-aligned last column pads its lines with spaces nobody sees; they would only wrap a narrow terminal.
+  return table(columns as Column<unknown>[], fitted, widths).toString().replace(/ +$/gm, '');
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const two = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * An instant as tables show it, in the terminal's time zone: `Nov 26 14:05` in the year of `now`
+ * (the command's clock), else the date alone, `2025-11-26`. Never more than 12 characters.
+ */
+export function formatWhen(iso: string, now: Date): string {
+  const at = new Date(iso);
+  if (at.getFullYear() !== now.getFullYear()) return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())}`;
+  return `${MONTHS[at.getMonth()]} ${at.getDate()} ${two(at.getHours())}:${two(at.getMinutes())}`;
+}
+
+/** A commission rule in words: `20 %`, `5.00 per sale` (a flat amount in the sale's currency). */
+export function commissionText(terms: CommissionTerms): string {
+  return terms.type === 'percent' ? `${terms.percent} %` : `${formatCents(terms.flatCents)} per sale`;
 }
 
 /**
@@ -56,8 +115,10 @@ export function renderObject(value: Record<string, unknown>): string {
     .join('\n');
 }
 
+/** A value in a cell: `—` for none, a list comma-separated, never JSON. */
 function formatCell(value: unknown): string {
   if (value === null || value === undefined) return '—';
-  if (typeof value === 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return value.length === 0 ? '—' : value.map(formatCell).join(', ');
+  if (typeof value === 'object') return Object.entries(value).map(([k, v]) => `${k} ${formatCell(v)}`).join(', ');
   return String(value);
 }

@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { DEFAULT_PERIOD, PERIODS, type Period } from '../api/constants.js';
 import type { PartnerReport, PartnerReportRow, PerformanceDay, PerformanceQuery, PerformanceReport, Trend } from '../api/index.js';
 import { csvNumber, csvRecord } from '../csv.js';
-import { formatCount as count, formatMoney as money, renderTable, type Column } from './output.js';
+import { formatCount as count, formatMoney as money, formatWhen, renderTable, type Column } from './output.js';
 import { sessionTokenFlag } from './base.js';
 
 /** The flags both report commands take: the report endpoints' query, the output, and the credential. */
@@ -22,36 +22,32 @@ const ARROWS: Record<Trend['trendDirection'], string> = { up: '▲', down: '▼'
 
 const trendText = (t: Trend) => `${ARROWS[t.trendDirection]} ${t.trend.toFixed(1)}%`;
 
-/** A window as dates when it is whole UTC days, else as instants. */
-function span(from: string, to: string): string {
+/** A window as its UTC days when it is whole UTC days (the report's days), else as instants in local time. */
+function span(from: string, to: string, now: Date): string {
   const wholeDays = from.endsWith('T00:00:00.000Z') && to.endsWith('T23:59:59.999Z');
-  return wholeDays ? `${from.slice(0, 10)} – ${to.slice(0, 10)}` : `${from} – ${to}`;
+  return wholeDays ? `${from.slice(0, 10)} – ${to.slice(0, 10)} (UTC days)` : `${formatWhen(from, now)} – ${formatWhen(to, now)}`;
 }
 
-// Two-line headers keep eight columns of a 10-million-click demo inside 100 columns; `period`
-// repeats `date` (docs/behaviour.md §5.4), so the table shows it once (the CSV and JSON keep both).
-// The marked columns are explained under the table (docs/behaviour.md §9.7).
+// `period` repeats `date` and the daily `sales` is always 0 (docs/behaviour.md §5.4): the table
+// leaves both out (the CSV and JSON keep them; paid sales are in the totals). The marked column
+// is explained under the table (docs/behaviour.md#97-tables-and-numbers).
 const dayColumns: Column<PerformanceDay>[] = [
   { header: 'Date', value: (d) => d.date },
   { header: 'Clicks', value: (d) => count(d.clicks), align: 'right' },
   { header: 'Leads', value: (d) => count(d.leads), align: 'right' },
-  { header: 'Conv-\nersions', value: (d) => count(d.conversions), align: 'right' },
+  { header: 'Conversions', value: (d) => count(d.conversions), align: 'right' },
   { header: 'Revenue', value: (d) => money(d.revenue), align: 'right' },
-  { header: 'Part-\nners¹', value: (d) => count(d.partners), align: 'right' },
-  { header: 'Sales²', value: (d) => count(d.sales), align: 'right' },
-  { header: 'Commis-\nsion', value: (d) => money(d.commission), align: 'right' },
+  { header: 'Partners¹', value: (d) => count(d.partners), align: 'right' },
+  { header: 'Commission', value: (d) => money(d.commission), align: 'right' },
 ];
 
-const DAY_NOTES = [
-  '¹ Partners who joined the program that day (new enrollments).',
-  '² Always 0: the report counts paid sales for the whole period only (Totals).',
-];
+const DAY_NOTES = ['¹ Partners who joined the program that day (new enrollments).'];
 const TOTAL_NOTES = ["³ Revenue per conversion (a customer's first purchase), not per sale."];
 
 type TotalRow = { metric: string; value: string; trend?: Trend };
 
 /** The report as text: a heading with the period's dates, one row per day, then totals with trends. */
-export function renderPerformance(programId: number, report: PerformanceReport): string {
+export function renderPerformance(programId: number, report: PerformanceReport, now: Date): string {
   const { meta, metrics: m } = report;
   const totals: TotalRow[] = [
     { metric: 'Clicks', value: count(m.totalClicks), trend: m.clicksTrend },
@@ -66,9 +62,9 @@ export function renderPerformance(programId: number, report: PerformanceReport):
     { metric: 'Average order value³', value: money(m.averageOrderValue) },
   ];
   return [
-    `Program ${programId} performance, ${meta.period}: ${span(meta.dateFrom, meta.dateTo)} (UTC)`,
-    `Compared with ${span(meta.previousPeriod.dateFrom, meta.previousPeriod.dateTo)}`,
-    renderTable(dayColumns, report.data, { compact: true }),
+    `Program ${programId} performance, ${meta.period}: ${span(meta.dateFrom, meta.dateTo, now)}`,
+    `Compared with ${span(meta.previousPeriod.dateFrom, meta.previousPeriod.dateTo, now)}`,
+    renderTable(dayColumns, report.data, { empty: 'No days in this period.' }),
     ...DAY_NOTES,
     'Totals',
     renderTable<TotalRow>(
@@ -78,7 +74,7 @@ export function renderPerformance(programId: number, report: PerformanceReport):
         { header: 'vs previous', value: (t) => (t.trend ? trendText(t.trend) : ''), align: 'right' },
       ],
       totals,
-      { compact: true },
+      { empty: '' },
     ),
     ...TOTAL_NOTES,
   ].join('\n');
@@ -94,34 +90,26 @@ export function performanceCsv(report: PerformanceReport): string {
   return [CSV_FIELDS.join(','), ...lines].join('\n');
 }
 
-/** The widest the partner column may grow before names wrap, so the table stays within 100 columns. */
-const PARTNER_COLUMN_MAX = 16;
-
-// The name, then the id and the referral code on lines of their own: they never wrap.
-const partnerCell = (r: PartnerReportRow) => `${r.name}\nid ${r.partnerId}\n${r.refCode}`;
-
+// One line a partner: the id and name (cut short when long); the referral code is in --csv and --json.
 const partnerColumns: Column<PartnerReportRow>[] = [
-  { header: 'Partner\nid, ref code', value: partnerCell },
+  { header: 'Partner', value: (r) => `#${r.partnerId} ${r.name}`, shrink: 'end' },
   { header: 'Clicks', value: (r) => count(r.clicks), align: 'right' },
   { header: 'Leads', value: (r) => count(r.leads), align: 'right' },
-  { header: 'Conv-\nersions', value: (r) => count(r.conversions), align: 'right' },
+  { header: 'Conv.', value: (r) => count(r.conversions), align: 'right' },
   { header: 'Sales', value: (r) => count(r.sales), align: 'right' },
   { header: 'Revenue', value: (r) => money(r.revenue), align: 'right' },
-  { header: 'Commis-\nsion', value: (r) => money(r.commission), align: 'right' },
-  { header: 'Conv.\nrate', value: (r) => `${r.conversionRate.toFixed(2)}%`, align: 'right' },
+  { header: 'Commission', value: (r) => money(r.commission), align: 'right' },
+  { header: 'Conv. rate', value: (r) => `${r.conversionRate.toFixed(2)}%`, align: 'right' },
 ];
 
 /**
- * The per-partner report as text: a heading with the period, one row per partner (the first
- * `shown` of `total`), at most 100 columns wide for a 10-million-click demo: the name and the
- * partner's id and referral code share a column that wraps long names.
+ * The per-partner report as text: a heading with the period, one line per partner (the first
+ * `shown` of `total`), or what to do when the program has none.
  */
-export function renderPartnerReport(programId: number, report: PartnerReport, total = report.data.length): string {
+export function renderPartnerReport(programId: number, report: PartnerReport, now: Date, enroll: string, total = report.data.length): string {
   const { meta } = report;
-  const widest = Math.max(...report.data.flatMap((r) => partnerCell(r).split('\n').map((line) => line.length)), 'id, ref code'.length);
-  const lines = [`Program ${programId} partners, ${meta.period}: ${span(meta.dateFrom, meta.dateTo)} (UTC), by revenue`];
-  if (report.data.length === 0) return [...lines, 'No partners.'].join('\n');
-  lines.push(renderTable(partnerColumns, report.data, { colWidths: [Math.min(widest, PARTNER_COLUMN_MAX) + 2] }));
+  const lines = [`Program ${programId} partners, ${meta.period}: ${span(meta.dateFrom, meta.dateTo, now)}, by revenue`];
+  lines.push(renderTable(partnerColumns, report.data, { empty: `No partners in program ${programId} yet. Enroll one with: ${enroll}` }));
   if (total > report.data.length) lines.push(`… ${count(total - report.data.length)} more (--limit)`);
   return lines.join('\n');
 }

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { APPROVAL_MODES, DEFAULT_COMMISSION_PERCENT, type Approval } from '../api/constants.js';
-import type { UpdateProgramRequest } from '../api/index.js';
+import type { Program, UpdateProgramRequest } from '../api/index.js';
+import { commissionText, formatWhen } from './output.js';
 
 /**
  * A program's settings as flags, shared by `program create` (the server fills in the defaults
@@ -42,4 +43,19 @@ export function programSettings(flags: SettingFlags): Omit<UpdateProgramRequest,
     minPayoutCents: flags['min-payout-cents'],
     landingUrl: flags['landing-url'] === undefined ? undefined : flags['landing-url'] || null,
   };
+}
+
+/**
+ * A program as `program create|show|update` print it: its commission rule and each product's rule in
+ * words (`20 %`, `pro-plan: 5.00 per sale`), its creation time as tables show times; the rest as the API has it.
+ */
+export function programDetails<P extends Program>(program: P, now: Date): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(program).map(([key, value]) => {
+      if (key === 'commission') return [key, commissionText(program.commission)];
+      if (key === 'productRules') return [key, program.productRules.map((r) => `${r.productId}: ${commissionText(r.commission)}`)];
+      if (key === 'createdAt') return [key, formatWhen(program.createdAt, now)];
+      return [key, value];
+    }),
+  );
 }

@@ -21,14 +21,21 @@ function magicLink(base: string, page: 'dashboard' | 'portal', token: string): s
 
 /**
  * The sign-in link of a new session's token: on --base-url, else the server the command talks to,
- * else serve's default address, with a note to print saying where the link opens.
+ * else serve's default address, with a note to print saying where the link opens and the `serve`
+ * command line that opens it (`serve`: as nextCommand writes it, with the command's --data-dir).
  */
-export function signInLink(page: 'dashboard' | 'portal', token: string, baseUrl: string | undefined, server: string | undefined): { url: string; note?: string } {
+export function signInLink(
+  page: 'dashboard' | 'portal',
+  token: string,
+  baseUrl: string | undefined,
+  server: string | undefined,
+  serve: string,
+): { url: string; note?: string } {
   const given = baseUrl ?? server;
   if (given !== undefined) return { url: magicLink(given, page, token) };
   const base = `http://${SERVE_DEFAULTS.host}:${SERVE_DEFAULTS.port}`;
   return {
     url: magicLink(base, page, token),
-    note: `Sign-in links open once \`partnerkit serve\` runs on this data dir at ${base}; pass --base-url <its public address> for another.`,
+    note: `Sign-in links open once serve runs on this data dir at ${base}: ${serve}\nPass --base-url <its public address> for another address.`,
   };
 }

@@ -17,6 +17,13 @@ export type DemoProgressListener = (progress: DemoProgress) => void;
  * domain functions; the history, made by demoHistory, is bulk-loaded in one transaction through
  * DuckDB's appender or PostgreSQL's COPY (the one exception to the HTTP path).
  */
+/**
+ * Where the demo's partner links send visitors (docs/behaviour.md#27-demo-data): a page that
+ * exists on any network (example.com, reserved for documentation), so a link followed from the
+ * demo redirects there instead of answering 404.
+ */
+export const DEMO_LANDING_URL = 'https://example.com/';
+
 export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoProgressListener = () => {}): Promise<DemoResult> {
   const now = deps.clock.now().getTime();
   const firstDay = historyStart(now, options.days);
@@ -30,7 +37,7 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
     recurringMonths: null,
     approval: 'auto',
     minPayoutCents: 0,
-    landingUrl: null,
+    landingUrl: DEMO_LANDING_URL,
   });
   await provisioning.setMembership(deps, program.id, DEMO_MEMBER_EMAIL, 'active');
   const session = await provisioning.createSession(deps, DEMO_MEMBER_EMAIL, 24);

@@ -2,7 +2,7 @@ import type {
   ApiKey, ApproveCommissionsRequest, ClickRequest, ClickResult, Commission, CommissionStatus, CreateApiKeyRequest, CreatedApiKey, CreatedProgram,
   CreatePartnerRequest, CreatePartnerSessionRequest, CreateProgramRequest, CreateSessionRequest, DataExportQuery, DemoProgress, DemoRequest, DemoResult, DemoStreamLine, EnrollPartnerRequest,
   Enrollment, ExportFormat, Health, LeadRequest, LeadResult, LiveSaleResult, Me, MemberRequest, Membership, Partner, PartnerLinks, PartnerReport, PartnerSession,
-  Payout, PayoutBatch, PayoutPreview, PayoutStatus, Page, PerformanceQuery, PerformanceReport, PortalCommissions, PortalCommissionsQuery, PortalMe, PortalPayouts,
+  Payout, PayoutBatch, PayoutPreview, PayoutStatus, ProgramPartner, Page, PerformanceQuery, PerformanceReport, PortalCommissions, PortalCommissionsQuery, PortalMe, PortalPayouts,
   PortalPerformance, ProductRule, ProductRuleRequest, Program, RefundRequest,
   RefundResult, RejectCommissionsRequest, RetiredApiKey, SaleRequest, SaleResult, Session, SkipReason,
   UpdatePartnerRequest, UpdateProgramRequest, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
@@ -293,6 +293,12 @@ export class PartnerkitClient {
     approve: (programId: number, body: ApproveCommissionsRequest) => this.post<Commission[]>(`/api/programs/${programId}/commissions/approve`, body),
     /** POST /api/programs/:programId/commissions/reject: every id or none; the commissions after. */
     reject: (programId: number, body: RejectCommissionsRequest) => this.post<Commission[]>(`/api/programs/${programId}/commissions/reject`, body),
+  };
+
+  /** A program's partners (a member's session token or the admin token). */
+  readonly programPartners = {
+    /** GET /api/programs/:programId/partners: names for the partner ids of commissions and payouts. */
+    list: (programId: number) => this.get<ProgramPartner[]>(`/api/programs/${programId}/partners`),
   };
 
   /** Payouts (a member's session token or the admin token). */

@@ -82,6 +82,14 @@ export async function deletePartnerSession(sql: Sql, tokenHash: string): Promise
   await sql.run('DELETE FROM partner_sessions WHERE token_hash = $1', [tokenHash]);
 }
 
+/** A program's enrollments with their partners' names, by partner id. */
+export function programPartners(sql: Sql, programId: number): Promise<Array<PartnerProgramRow & { name: string }>> {
+  return sql.all(
+    `SELECT e.*, pa.name FROM partner_programs e JOIN partners pa ON pa.id = e.partner_id WHERE e.program_id = $1 ORDER BY e.partner_id`,
+    [programId],
+  );
+}
+
 /** A partner's enrollment with what its portal shows of the program. */
 export type PartnerEnrollmentRow = PartnerProgramRow & { program_name: string; landing_url: string | null };
 

@@ -36,7 +36,9 @@ async function provisionAndTrack(env: NodeJS.ProcessEnv) {
     id: 1, name: 'Jane', email: 'jane@example.com', payoutMethod: null, payoutEmail: null,
   });
   const enrollment = await runJson(['partner', 'enroll', '--program', '1', '--partner', '1'], env);
-  expect(enrollment).toEqual({ id: 1, programId: 1, partnerId: 1, refCode: expect.any(String), createdAt: NOW });
+  // The link as printed: a path in-process, on the server's address through one.
+  expect(enrollment).toEqual({ id: 1, programId: 1, partnerId: 1, refCode: expect.any(String), createdAt: NOW, link: expect.stringMatching(/\/r\/\w+$/) });
+  expect(enrollment.link.endsWith(`/r/${enrollment.refCode}`)).toBe(true);
 
   const click = await runJson(['click', 'record', '--ref', enrollment.refCode], env);
   expect(click).toEqual({ click_id: expect.stringMatching(/^ck_1_/) });

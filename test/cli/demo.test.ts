@@ -32,7 +32,8 @@ describe('partnerkit demo sign-in links', () => {
   const TOKEN = (prefix: string) => new RegExp(`^${prefix}_[\\w-]{43}$`);
 
   test("in-process: the dashboard link of the member's session and the portal link of the first partner, on serve's default address with a note", async () => {
-    const demo = await runCli(['demo', '--days', '3', '--clicks', '500'], cliEnv(tempDataDir(), { PARTNERKIT_NOW: NOW }));
+    const dataDir = tempDataDir();
+    const demo = await runCli(['demo', '--days', '3', '--clicks', '500'], cliEnv(dataDir, { PARTNERKIT_NOW: NOW }));
     expect(demo.code, demo.stderr).toBe(0);
     const lines = demo.stdout.split('\n');
     const session = /^session token   (pks_\S+) /.exec(lines.find((line) => line.startsWith('session token'))!)![1];
@@ -40,16 +41,17 @@ describe('partnerkit demo sign-in links', () => {
     const partnerToken = portal.slice(portal.indexOf('#token=') + '#token='.length);
     expect(partnerToken).toMatch(TOKEN('pkp'));
     const from = lines.indexOf(`session token   ${session} (expires 2026-03-11T15:00:00.000Z)`);
-    expect(lines.slice(from, from + 7)).toEqual([
+    expect(lines.slice(from, from + 8)).toEqual([
       `session token   ${session} (expires 2026-03-11T15:00:00.000Z)`,
       `dashboard       http://127.0.0.1:3000/dashboard#token=${session}`,
       'partner         1',
       `partner portal  http://127.0.0.1:3000/portal#token=${partnerToken}`,
       '',
-      'Sign-in links open once `partnerkit serve` runs on this data dir at http://127.0.0.1:3000; pass --base-url <its public address> for another.',
+      `Sign-in links open once serve runs on this data dir at http://127.0.0.1:3000: npx partnerkit serve --data-dir ${dataDir}`,
+      'Pass --base-url <its public address> for another address.',
       '',
     ]);
-    expect(lines[from + 7]).toBe('Try:');
+    expect(lines[from + 8]).toBe('Try:');
 
     const withBase = await runJson(['demo', '--days', '3', '--clicks', '500', '--base-url', 'https://partners.example.com/'], cliEnv(tempDataDir(), { PARTNERKIT_NOW: NOW }));
     expect(withBase).toMatchObject({

@@ -22,11 +22,13 @@ function paste(line: string, cwd: string): Promise<CliResult> {
 const CLI_TIMEOUT = 120_000;
 
 describe('next-step hints reach the same data dir and server when pasted', () => {
-  test('demo --data-dir prints report commands (one with the session token) that work from another directory', async () => {
+  test('demo --data-dir prints serve and report commands (one with the session token) with that data dir, which work from another directory', async () => {
     const dir = `${tempDataDir()}/shop data`;
     const elsewhere = tempDataDir();
     const demo = await runCli(['demo', '--data-dir', dir, '--days', '7', '--clicks', '2000'], envWithoutDataDir(), elsewhere);
     expect(demo.code).toBe(0);
+    // The sign-in links' note names serve on the same data dir too.
+    expect(demo.stdout).toContain(`Sign-in links open once serve runs on this data dir at http://127.0.0.1:3000: npx partnerkit serve --data-dir '${dir}'\n`);
     const hints = demo.stdout.slice(demo.stdout.indexOf('Try:')).trim().split('\n').slice(1).map((line) => line.trim());
     expect(hints).toEqual([
       `npx partnerkit report performance 1 --data-dir '${dir}'`,

@@ -33,7 +33,7 @@ describe('partner links from the CLI', () => {
       `script      <script async src="${server.url}/pk.js?program=1"></script>`,
     ]);
     expect(await runJson(['partner', 'links', '--program', '1', '--partner', '1'], env)).toEqual({
-      programId: 1, partnerId: 1, refCode, status: 'active', linkPath: `/r/${refCode}`,
+      programId: 1, partnerId: 1, refCode, status: 'active', linkPath: `/r/${refCode}`, link: `${server.url}/r/${refCode}`,
       landingUrl: 'https://shop.example/welcome', viaUrl: `https://shop.example/welcome?via=${refCode}`,
     });
 

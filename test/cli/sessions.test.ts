@@ -4,7 +4,9 @@ import { cliEnv, runCli, runJson, startServe, tempDataDir } from '../helpers/cli
 // Runs against dist/: `npm run build` first. Each test starts several CLI processes.
 const PROCESSES = 90_000;
 const NOW = '2026-03-10T15:00:00.000Z';
-const NOTE = 'Sign-in links open once `partnerkit serve` runs on this data dir at http://127.0.0.1:3000; pass --base-url <its public address> for another.';
+/** The note under a sign-in link when no server runs: where it opens, and the serve command line for the data dir. */
+const note = (dataDir: string) =>
+  `Sign-in links open once serve runs on this data dir at http://127.0.0.1:3000: npx partnerkit serve --data-dir ${dataDir}\nPass --base-url <its public address> for another address.`;
 
 async function provision(env: NodeJS.ProcessEnv) {
   await runJson(['program', 'create', '--name', 'Acme'], env);
@@ -14,7 +16,8 @@ async function provision(env: NodeJS.ProcessEnv) {
 
 describe('sign-in links from the CLI', () => {
   test("in-process: partner login and session create print links on serve's default address with a note; --base-url replaces it", async () => {
-    const env = cliEnv(tempDataDir(), { PARTNERKIT_NOW: NOW });
+    const dataDir = tempDataDir();
+    const env = cliEnv(dataDir, { PARTNERKIT_NOW: NOW });
     await provision(env);
 
     const login = await runJson(['partner', 'login', '--partner', '1', '--ttl-hours', '48'], env);
@@ -26,7 +29,7 @@ describe('sign-in links from the CLI', () => {
     expect(printed.code, printed.stderr).toBe(0);
     const token = /token\s+(pkp_\S+)/.exec(printed.stdout)![1];
     expect(printed.stdout).toBe(
-      `partnerId  1\ntoken      ${token}\nexpiresAt  2026-03-11T15:00:00.000Z\nportalUrl  http://127.0.0.1:3000/portal#token=${token}\n\n${NOTE}\n`,
+      `partnerId  1\ntoken      ${token}\nexpiresAt  2026-03-11T15:00:00.000Z\nportalUrl  http://127.0.0.1:3000/portal#token=${token}\n\n${note(dataDir)}\n`,
     );
 
     const session = await runJson(['session', 'create', '--email', 'ann@example.com', '--base-url', 'https://partners.example.com/'], env);
@@ -52,7 +55,7 @@ describe('sign-in links from the CLI', () => {
 
     const login = await runCli(['partner', 'login', '--partner', '1'], env);
     expect(login.code, login.stderr).toBe(0);
-    expect(login.stdout).not.toContain(NOTE);
+    expect(login.stdout).not.toContain('Sign-in links open once');
     const portalUrl = /portalUrl\s+(\S+)/.exec(login.stdout)![1];
     expect(portalUrl).toMatch(new RegExp(`^${server.url}/portal#token=pkp_[\\w-]{43}$`));
     const partnerToken = new URL(portalUrl).hash.slice('#token='.length);

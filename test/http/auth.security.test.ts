@@ -178,6 +178,11 @@ const ROUTES: AuthenticatedRoute[] = [
     invalidRequest: (program) => ({ url: `/api/programs/${program.id}/commissions/reject`, payload: { ids: [0] } }),
   },
   {
+    method: 'GET', route: '/api/programs/:programId/partners', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/partners` }),
+    invalidRequest: () => ({ url: '/api/programs/0/partners' }),
+  },
+  {
     method: 'GET', route: '/api/programs/:programId/payouts/preview', guard: 'session', accepted: 200,
     prepareRequest: async (t, program) => {
       await approvedCommission(t, program);

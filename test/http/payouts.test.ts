@@ -746,6 +746,7 @@ describe("another program's payouts and batches", () => {
       ['GET', `/api/programs/${other.id}/payouts`],
       ['GET', `/api/programs/${other.id}/payouts/preview`],
       ['POST', `/api/programs/${other.id}/payouts`],
+      ['GET', `/api/programs/${other.id}/partners`],
     ] as const) {
       expect((await call(t, method, url, undefined, token)).body.error.code, url).toBe('forbidden');
     }
@@ -758,5 +759,27 @@ describe("another program's payouts and batches", () => {
     // A removed member loses access.
     await t.admin('POST', `/programs/${program.id}/members/remove`, { email: 'finance@example.com' });
     expect((await call(t, 'GET', '/api/payouts/1', undefined, token)).status).toBe(404);
+  });
+});
+
+describe("the program's partners", () => {
+  test('each enrolled partner with their name, referral code and status, by partner id; a member reads them, an unknown program is 404', async () => {
+    const { t, program } = await setup();
+    const other = await t.program({ name: 'Other' }); // partner 2, enrolled in the other program only
+    const ada = await t.partner({ name: 'Ada Lovelace' });
+    const enrollment = await t.enroll(program.id, ada.id);
+    const token = await memberToken(t, program.id);
+    const expected = [
+      { partnerId: program.partnerId, name: 'Partner', refCode: program.refCode, status: 'active' },
+      { partnerId: ada.id, name: 'Ada Lovelace', refCode: enrollment.refCode, status: 'active' },
+    ];
+    expect(await ok(t, 'GET', `/api/programs/${program.id}/partners`, undefined, token)).toEqual(expected);
+    expect(await ok(t, 'GET', `/api/programs/${other.id}/partners`)).toEqual([
+      { partnerId: other.partnerId, name: 'Partner', refCode: other.refCode, status: 'active' },
+    ]);
+    expect(await call(t, 'GET', '/api/programs/99/partners')).toMatchObject({ status: 404, body: platformError(404, 'NotFoundError', 'not_found', 'Program 99 not found') });
+    // The SDK's call answers the same list.
+    const client = new PartnerkitClient({ baseUrl: await t.app.listen({ host: '127.0.0.1', port: 0 }), token });
+    expect(await client.programPartners.list(program.id)).toEqual(expected);
   });
 });

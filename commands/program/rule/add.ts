@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { PartnerkitCommand } from '../../../src/cli/base.js';
-import { renderObject } from '../../../src/cli/output.js';
+import { commissionText, renderObject } from '../../../src/cli/output.js';
 
 export default class ProgramRuleAdd extends PartnerkitCommand {
   static override description = 'Add or replace the commission rule of one product (matched on the sale\'s product_id)';
@@ -21,7 +21,7 @@ export default class ProgramRuleAdd extends PartnerkitCommand {
         commissionFlatCents: flags['commission-flat-cents'],
       }),
     );
-    this.log(renderObject(rule));
+    this.log(renderObject({ ...rule, commission: commissionText(rule.commission) }));
     return rule;
   }
 }

@@ -2,11 +2,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   approveCommissionsRequestSchema, batchParams, commissionSchema, commissionsQuerySchema, exportFileSchema, exportQuerySchema, payoutBatchSchema,
-  payoutParams, payoutPreviewSchema, payoutSchema, payoutsQuerySchema, programParams, rejectCommissionsRequestSchema, responses,
+  payoutParams, payoutPreviewSchema, programPartnerSchema, payoutSchema, payoutsQuerySchema, programParams, rejectCommissionsRequestSchema, responses,
   EXPORTED_PAYOUTS_HEADER, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER, TOTAL_COUNT_HEADER,
 } from '../../api/index.js';
 import type { AppDeps } from '../../app.js';
 import { listCommissions, reviewCommissions } from '../../domain/commissions.js';
+import { listProgramPartners } from '../../domain/partners.js';
 import { createPayouts, exportBatch, listPayouts, markBatchPaid, previewPayouts, settlePayout, showPayout } from '../../domain/payouts.js';
 import { authenticateEvery, sessionAuth } from '../auth.js';
 
@@ -64,6 +65,20 @@ export function payoutRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       (request) => reviewCommissions(deps, viewer(request), request.params.programId, 'reject', request.body),
+    );
+
+    // GET /api/programs/:programId/partners
+    app.get(
+      '/api/programs/:programId/partners',
+      {
+        schema: {
+          ...common,
+          summary: "A program's partners with their names and referral codes, by partner id",
+          params: programParams,
+          response: responses(z.array(programPartnerSchema)),
+        },
+      },
+      (request) => listProgramPartners(deps, viewer(request), request.params.programId),
     );
 
     // GET /api/programs/:programId/payouts/preview
