@@ -3,7 +3,7 @@ import { PartnerkitCommand, sessionTokenFlag } from '../../src/cli/base.js';
 import { renderTable } from '../../src/cli/output.js';
 import { amountText, partnerLabel, partnerNames } from '../../src/cli/payouts.js';
 
-const WAIT_REASONS = { below_minimum: 'below the minimum', not_positive: 'not positive' } as const;
+const WAIT_REASONS = { below_minimum: 'below the minimum', not_positive: 'not positive', amount_too_large: 'too large to pay' } as const;
 
 export default class PayoutPreview extends PartnerkitCommand {
   static override description = 'What payout create would pay now, per partner and currency, and the balances that wait (below the minimum, or not positive)';
