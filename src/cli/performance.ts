@@ -96,7 +96,6 @@ const partnerColumns: Column<PartnerReportRow>[] = [
   { header: 'Clicks', value: (r) => count(r.clicks), align: 'right' },
   { header: 'Leads', value: (r) => count(r.leads), align: 'right' },
   { header: 'Conv.', value: (r) => count(r.conversions), align: 'right' },
-  { header: 'Sales', value: (r) => count(r.sales), align: 'right' },
   { header: 'Revenue', value: (r) => money(r.revenue), align: 'right' },
   { header: 'Commission', value: (r) => money(r.commission), align: 'right' },
   { header: 'Conv. rate', value: (r) => `${r.conversionRate.toFixed(2)}%`, align: 'right' },

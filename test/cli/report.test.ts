@@ -262,7 +262,7 @@ describe('partnerkit report partners', () => {
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
     expect(lines.slice(3, -1).map((l) => l.trim().split(/ {2,}/).map((c) => c.replace(/,/g, '')))).toEqual(
       rows.slice(0, 3).map((r) => [
-        `#${r.partnerId} ${r.name}`, String(r.clicks), String(r.leads), String(r.conversions), String(r.sales), r.revenue.toFixed(2), r.commission.toFixed(2), `${r.conversionRate.toFixed(2)}%`,
+        `#${r.partnerId} ${r.name}`, String(r.clicks), String(r.leads), String(r.conversions), r.revenue.toFixed(2), r.commission.toFixed(2), `${r.conversionRate.toFixed(2)}%`,
       ]),
     );
     expect(lines.at(-1)).toBe(`… ${rows.length - 3} more (--limit)`);

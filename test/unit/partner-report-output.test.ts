@@ -15,16 +15,21 @@ const report: PartnerReport = {
 };
 
 describe('report partners output', () => {
-  test('the table stays within 100 columns: long names wrap in their column', () => {
-    const lines = renderPartnerReport(1, report).split('\n');
-    expect(lines[0]).toBe('Program 1 partners, 90d: 2025-12-11 – 2026-03-10 (UTC), by revenue');
-    for (const line of lines) expect(line.length).toBeLessThanOrEqual(100);
+  const now = new Date('2026-03-10T12:00:00Z');
+  const enroll = 'partnerkit partner enroll --program 1 --partner ID';
+
+  test('the table stays within 80 columns: long names are cut in their column', () => {
+    const lines = renderPartnerReport(1, report, now, enroll).split('\n');
+    expect(lines[0]).toBe('Program 1 partners, 90d: 2025-12-11 – 2026-03-10 (UTC days), by revenue');
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
     expect(lines.join('\n')).toContain('12,345,678.90');
     expect(lines.join('\n')).toContain('2,345,678');
   });
 
   test('no partners: a line that says so', () => {
-    expect(renderPartnerReport(1, { ...report, data: [] })).toBe('Program 1 partners, 90d: 2025-12-11 – 2026-03-10 (UTC), by revenue\nNo partners.');
+    expect(renderPartnerReport(1, { ...report, data: [] }, now, enroll)).toBe(
+      `Program 1 partners, 90d: 2025-12-11 – 2026-03-10 (UTC days), by revenue\nNo partners in program 1 yet. Enroll one with: ${enroll}`,
+    );
   });
 
   test('CSV quotes a name with a comma or quote and doubles its quotes', () => {
