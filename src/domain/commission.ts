@@ -56,7 +56,7 @@ export function commissionAfterRefund(
   remainingCents: number,
 ): { status: CommissionStatus; amountCents: number; clawbackCents: number; reverseOpen: boolean } {
   const { status, amountCents, percentBp, openCents, lockedCents } = commission;
-  const earns = remainingCents === 0 ? 0 : percentBp === null ? amountCents - openCents - lockedCents : commissionCents(remainingCents, { type: 'percent', value: percentBp });
+  const earns = remainingCents === 0 ? 0 : percentBp === null ? amountCents + openCents + lockedCents : commissionCents(remainingCents, { type: 'percent', value: percentBp });
   const unchanged = { status, amountCents, clawbackCents: 0, reverseOpen: false };
   switch (status) {
     case 'pending':
