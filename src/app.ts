@@ -8,6 +8,7 @@ import { cors, fastify, rateLimit, swagger } from './http/fastify.js';
 import { loggerOptions, type RequestLog } from './http/request-log.js';
 import { refuseMalformedStrings } from './http/unicode.js';
 import type { RateLimit } from './http/rate-limits.js';
+import { fastifyTrustProxy, type TrustProxy } from './http/trust-proxy.js';
 import type { Store } from './store/db.js';
 
 export type AppDeps = {
@@ -26,8 +27,8 @@ export type AppDeps = {
   clicks: { dedupMinutes: number; rateLimit: RateLimit };
   /** Requests with an unknown API key per window per client address. */
   authFailureLimit: RateLimit;
-  /** The client address is taken from X-Forwarded-For (behind a proxy), else from the socket. */
-  trustProxy: boolean;
+  /** Which peers are proxies whose X-Forwarded-For names the client; else the socket's address is the client. */
+  trustProxy: TrustProxy;
   /**
    * Serve the OpenAPI document at /openapi.json (default true). The CLI's in-process app, which no
    * command asks for it, leaves it out: its plugin loads a YAML library, ~80 ms of every command
@@ -121,8 +122,7 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[] = R
     ...loggerOptions(deps.log),
     ...connectionOptions(deps.connections ?? DEFAULT_CONNECTION_TIMEOUTS),
     ...frameworkErrorOptions,
-    // One hop: the address the nearest proxy appended; whatever the client put before it is its own claim.
-    trustProxy: deps.trustProxy ? (_address: string, hop: number) => hop === 0 : false,
+    trustProxy: fastifyTrustProxy(deps.trustProxy),
     schemaController: { compilersFactory: zodCompilers },
   });
   app.decorateRequest('apiKey', null);
