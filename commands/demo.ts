@@ -49,8 +49,8 @@ export default class Demo extends PartnerkitCommand {
       bar?.stop();
     }
     const seconds = (performance.now() - started) / 1000;
-    const dashboard = signInLink('dashboard', loaded.sessionToken, flags['base-url'], server);
-    const portal = signInLink('portal', loaded.partnerSessionToken, flags['base-url'], server);
+    const dashboard = signInLink('dashboard', loaded.signInCode, flags['base-url'], server);
+    const portal = signInLink('portal', loaded.partnerSignInCode, flags['base-url'], server);
     const result = { ...loaded, dashboardUrl: dashboard.url, portalUrl: portal.url };
 
     const c = result.counts;
@@ -66,6 +66,7 @@ export default class Demo extends PartnerkitCommand {
       dashboard: result.dashboardUrl,
       partner: result.partnerId,
       'partner portal': result.portalUrl,
+      'links work': `once, until ${result.signInCodesExpireAt}`,
     }));
     if (dashboard.note) this.log(`\n${dashboard.note}`);
     const report = ['report', 'performance', String(result.programId)];
