@@ -50,8 +50,8 @@ export default class Demo extends PartnerkitCommand {
     }
     const seconds = (performance.now() - started) / 1000;
     const next = (args: string[], env?: Record<string, string>) => nextCommand(this.config.root, args, flags, env);
-    const dashboard = signInLink('dashboard', loaded.sessionToken, flags['base-url'], server, next(['serve']));
-    const portal = signInLink('portal', loaded.partnerSessionToken, flags['base-url'], server, next(['serve']));
+    const dashboard = signInLink('dashboard', loaded.signInCode, flags['base-url'], server, next(['serve']));
+    const portal = signInLink('portal', loaded.partnerSignInCode, flags['base-url'], server, next(['serve']));
     const result = { ...loaded, dashboardUrl: dashboard.url, portalUrl: portal.url };
 
     const c = result.counts;
@@ -67,6 +67,7 @@ export default class Demo extends PartnerkitCommand {
       dashboard: result.dashboardUrl,
       partner: result.partnerId,
       'partner portal': result.portalUrl,
+      'links work': `once, until ${result.signInCodesExpireAt}`,
     }));
     if (dashboard.note) this.log(`\n${dashboard.note}`);
     const report = ['report', 'performance', String(result.programId)];

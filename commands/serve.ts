@@ -1,14 +1,16 @@
-import { Flags } from '@oclif/core';
+import { Errors, Flags } from '@oclif/core';
 import type { LogLevel } from 'fastify';
 import { clockFromEnv } from '../src/clock.js';
 import { redactedUrl } from '../src/config.js';
 import { PartnerkitCommand } from '../src/cli/base.js';
+import { USAGE_EXIT } from '../src/cli/errors.js';
 import { nextCommand } from '../src/cli/next-command.js';
 import { SERVE_DEFAULTS } from '../src/cli/sessions.js';
 import { DEFAULT_EDGE, DEFAULT_RATE_LIMIT } from '../src/app.js';
 import { DEFAULT_CONNECTION_TIMEOUTS } from '../src/http/connections.js';
 import { LOG_LEVELS, readableLines } from '../src/http/request-log.js';
 import { SHUTDOWN_TIMEOUT_SECONDS, startServer, startupHint } from '../src/server.js';
+import { parseTrustProxy, type TrustProxy } from '../src/http/trust-proxy.js';
 
 export default class Serve extends PartnerkitCommand {
   static override description =
@@ -19,6 +21,7 @@ export default class Serve extends PartnerkitCommand {
     '<%= config.bin %> serve --headers-timeout-ms 5000 --request-timeout-ms 20000',
     '<%= config.bin %> serve --log-level warn',
     '<%= config.bin %> serve --trust-proxy --click-rate-limit 120 --click-dedup-minutes 30',
+    '<%= config.bin %> serve --trust-proxy 10.0.0.0/8,127.0.0.1',
   ];
   static override flags = {
     port: Flags.integer({ description: 'port to listen on (0 picks a free one)', default: SERVE_DEFAULTS.port, min: 0, max: 65535 }),
@@ -38,7 +41,20 @@ export default class Serve extends PartnerkitCommand {
     }),
     'click-rate-limit': Flags.integer({ description: 'click requests per window per client address (without an API key)', default: DEFAULT_EDGE.clicks.rateLimit.max, min: 1 }),
     'click-rate-window': Flags.integer({ description: 'click rate-limit window in seconds', default: DEFAULT_EDGE.clicks.rateLimit.windowSeconds, min: 1 }),
-    'trust-proxy': Flags.boolean({ description: 'take the client address from X-Forwarded-For (only behind a proxy that sets it)', default: false }),
+    'trust-proxy': Flags.custom<TrustProxy>({
+      description:
+        'read the client address from X-Forwarded-For of requests from these proxies: comma-separated addresses and CIDR ranges (e.g. 10.0.0.0/8,127.0.0.1); ' +
+        'without a value, or true: from whatever peer connects, one hop (only behind a proxy that sets the header)',
+      helpValue: '<addresses>',
+      parse: async (input) => {
+        try {
+          return parseTrustProxy(input);
+        } catch (error) {
+          throw new Errors.CLIError((error as Error).message, { exit: USAGE_EXIT });
+        }
+      },
+      default: false,
+    })(),
     // Stopping (docs/exports.md#shutdown).
     'shutdown-timeout': Flags.integer({
       description: 'on SIGTERM/SIGINT, seconds requests in flight may take to finish before their connections are closed',
@@ -48,7 +64,7 @@ export default class Serve extends PartnerkitCommand {
   };
 
   async run(): Promise<void> {
-    const { flags } = await this.parse(Serve);
+    const { flags } = await this.parse(Serve, bareTrustProxy(this.argv));
     const dir = this.dataDir(flags);
     if (flags['headers-timeout-ms'] > flags['request-timeout-ms']) {
       this.error('--headers-timeout-ms cannot exceed --request-timeout-ms: the headers are part of the request', { exit: 2 });
@@ -86,4 +102,12 @@ export default class Serve extends PartnerkitCommand {
     });
     this.logToStderr('stopped');
   }
+}
+
+/**
+ * `--trust-proxy` given without a value, as before it took one (last, or before another flag), is
+ * `--trust-proxy=true`: oclif's option flags always want a value.
+ */
+function bareTrustProxy(argv: string[]): string[] {
+  return argv.map((arg, i) => (arg === '--trust-proxy' && (i === argv.length - 1 || argv[i + 1].startsWith('-')) ? '--trust-proxy=true' : arg));
 }

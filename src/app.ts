@@ -9,6 +9,7 @@ import { loggerOptions, type RequestLog } from './http/request-log.js';
 import { refuseMalformedStrings } from './http/unicode.js';
 import type { ExportSettings } from './domain/exports.js';
 import type { RateLimit } from './http/rate-limits.js';
+import { fastifyTrustProxy, type TrustProxy } from './http/trust-proxy.js';
 import type { Store } from './store/db.js';
 
 export type AppDeps = {
@@ -27,8 +28,8 @@ export type AppDeps = {
   clicks: { dedupMinutes: number; rateLimit: RateLimit };
   /** Requests with an unknown API key per window per client address. */
   authFailureLimit: RateLimit;
-  /** The client address is taken from X-Forwarded-For (behind a proxy), else from the socket. */
-  trustProxy: boolean;
+  /** Which peers are proxies whose X-Forwarded-For names the client; else the socket's address is the client. */
+  trustProxy: TrustProxy;
   /**
    * Data exports at once, their files' directory and a stalled reader's time (docs/exports.md);
    * each absent one has its default, the directory the system's temporary one.
@@ -127,8 +128,7 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[] = R
     ...loggerOptions(deps.log),
     ...connectionOptions(deps.connections ?? DEFAULT_CONNECTION_TIMEOUTS),
     ...frameworkErrorOptions,
-    // One hop: the address the nearest proxy appended; whatever the client put before it is its own claim.
-    trustProxy: deps.trustProxy ? (_address: string, hop: number) => hop === 0 : false,
+    trustProxy: fastifyTrustProxy(deps.trustProxy),
     schemaController: { compilersFactory: zodCompilers },
   });
   app.decorateRequest('apiKey', null);

@@ -8,6 +8,7 @@ export const errorCodes = {
   invalid_request: { status: 400, name: 'ValidationError', envelope: 'platform' },
   no_attribution: { status: 400, name: 'AttributionError', envelope: 'platform' },
   invalid_signature: { status: 400, name: 'SignatureError', envelope: 'platform' },
+  invalid_sign_in_code: { status: 400, name: 'SignInCodeError', envelope: 'platform' },
   unauthorized: { status: 401, name: 'UnauthorizedError', envelope: 'platform' },
   api_key_rotation_required: { status: 401, name: 'ApiKeyRotationRequired', envelope: 'typed' },
   forbidden: { status: 403, name: 'ForbiddenError', envelope: 'platform' },

@@ -3,7 +3,7 @@ import { PartnerkitCommand } from '../../src/cli/base.js';
 import { renderObject } from '../../src/cli/output.js';
 
 export default class MemberRemove extends PartnerkitCommand {
-  static override description = 'Deactivate a workspace member: their sessions can no longer read the program';
+  static override description = 'Deactivate a workspace member: the program is closed to them and every session of theirs ends';
   static override examples = ['<%= config.bin %> member remove --program 1 --email analyst@example.com'];
   static override flags = {
     program: Flags.integer({ description: 'program id', required: true, min: 1 }),

@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { PAYOUT_METHODS, type PayoutMethod } from '../../src/api/constants.js';
+import { PARTNER_STATUSES, PAYOUT_METHODS, type PartnerStatus, type PayoutMethod } from '../../src/api/constants.js';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { renderObject } from '../../src/cli/output.js';
 
@@ -7,11 +7,13 @@ import { renderObject } from '../../src/cli/output.js';
 const orNull = <T extends string>(value: string | undefined) => (value === '' ? null : (value as T | undefined));
 
 export default class PartnerUpdate extends PartnerkitCommand {
-  static override description = "Change a partner's name, e-mail or payout details (an empty value clears a payout detail)";
+  static override description =
+    "Change a partner's name, e-mail, payout details (an empty value clears one) or status (inactive: its links and attribution stop and its sessions end)";
   static override examples = [
     '<%= config.bin %> partner update --partner 1 --payout-method paypal --payout-email jane.payouts@example.com',
     '<%= config.bin %> partner update --partner 1 --name "Jane Doe" --email jane@example.com',
     '<%= config.bin %> partner update --partner 1 --payout-method "" --payout-email ""',
+    '<%= config.bin %> partner update --partner 1 --status inactive',
   ];
   static override flags = {
     partner: Flags.integer({ description: 'partner id', required: true, min: 1 }),
@@ -19,6 +21,7 @@ export default class PartnerUpdate extends PartnerkitCommand {
     email: Flags.string({ description: 'partner e-mail (unique)' }),
     'payout-method': Flags.string({ description: 'how the partner is paid', options: [...PAYOUT_METHODS, ''] }),
     'payout-email': Flags.string({ description: 'the PayPal or Wise account the partner is paid to' }),
+    status: Flags.string({ description: 'inactive: links, attribution and sessions stop; active: links and attribution resume', options: [...PARTNER_STATUSES] }),
   };
 
   async run() {
@@ -29,6 +32,7 @@ export default class PartnerUpdate extends PartnerkitCommand {
         email: flags.email,
         payoutMethod: orNull<PayoutMethod>(flags['payout-method']),
         payoutEmail: orNull(flags['payout-email']),
+        status: flags.status as PartnerStatus | undefined,
       }),
     );
     this.log(renderObject(partner));

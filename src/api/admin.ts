@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { APPROVAL_MODES, PAYOUT_METHODS } from './constants.js';
+import { APPROVAL_MODES, PARTNER_STATUSES, PAYOUT_METHODS, SESSION_HOURS } from './constants.js';
 import { id, instant, pathId } from './common.js';
 
 const name = z.string().min(1).max(255);
@@ -84,15 +84,25 @@ export const updatePartnerRequestSchema = z
     email,
     payoutMethod: z.enum(PAYOUT_METHODS).nullable().describe('null clears it'),
     payoutEmail: email.nullable().describe('The PayPal or Wise account to pay; null clears it'),
+    status: z.enum(PARTNER_STATUSES).describe("inactive: the partner's links and attribution stop and its sessions end; active: they resume"),
   })
   .partial()
   .refine(someField, NOTHING_TO_CHANGE);
 export const enrollPartnerRequestSchema = z.object({ partnerId: id });
 export const memberRequestSchema = z.object({ email });
-/** Hours a session lasts: more than 0, at most a year (docs/behaviour.md §2.6, §15.3). */
-const ttlHours = z.number().gt(0).max(24 * 365).default(24);
+/** Hours a session lasts: more than 0, at most 30 days (docs/sessions.md#session-lifetime). */
+const ttlHours = z
+  .number()
+  .gt(0)
+  .max(SESSION_HOURS.max, `a session lasts at most ${SESSION_HOURS.max} hours (30 days)`)
+  .default(SESSION_HOURS.default);
 export const createSessionRequestSchema = z.object({ email, ttlHours });
 export const createPartnerSessionRequestSchema = z.object({ ttlHours });
+/** Whose sessions end: a user's by e-mail or a partner's by id (docs/sessions.md#revoking-sessions). */
+export const revokeSessionsRequestSchema = z
+  .object({ email: email.optional(), partnerId: id.optional() })
+  .refine((body) => (body.email === undefined) !== (body.partnerId === undefined), { message: 'give email or partnerId, one of them', path: [] });
+export const exchangeSignInCodeRequestSchema = z.object({ code: z.string().min(1).max(255).describe("The code in the sign-in link's #code=") });
 
 /** A commission rule as the API shows it: a percentage or a flat amount in cents. */
 export const commissionTermsSchema = z.discriminatedUnion('type', [
@@ -141,11 +151,19 @@ export const partnerSchema = z.object({
   email: z.string(),
   payoutMethod: z.enum(PAYOUT_METHODS).nullable(),
   payoutEmail: z.string().nullable(),
+  status: z.enum(PARTNER_STATUSES),
 });
 export const enrollmentSchema = z.object({ id: z.int(), programId: z.int(), partnerId: z.int(), refCode: z.string(), createdAt: instant });
 export const membershipSchema = z.object({ userId: z.int(), programId: z.int(), status: z.enum(['active', 'inactive']) });
-export const sessionSchema = z.object({ token: z.string().describe('Shown only here'), expiresAt: instant });
-export const partnerSessionSchema = z.object({ partnerId: z.int(), token: z.string().describe('Shown only here'), expiresAt: instant });
+/** A session: its token (shown only here) and when it ends. */
+export const exchangedSessionSchema = z.object({ token: z.string().describe('Shown only here'), expiresAt: instant });
+/** A new session for scripts, and a one-time code for a sign-in link that opens another one ending at the same time. */
+export const sessionSchema = exchangedSessionSchema.extend({
+  signInCode: z.string().describe('Works once, until signInCodeExpiresAt; shown only here'),
+  signInCodeExpiresAt: instant,
+});
+export const partnerSessionSchema = z.object({ partnerId: z.int(), ...sessionSchema.shape });
+export const revokedSessionsSchema = z.object({ revoked: z.int().describe('How many sessions ended') });
 
 export type CreateProgramRequest = z.input<typeof createProgramRequestSchema>;
 export type UpdateProgramRequest = z.input<typeof updateProgramRequestSchema>;
@@ -157,6 +175,7 @@ export type EnrollPartnerRequest = z.input<typeof enrollPartnerRequestSchema>;
 export type MemberRequest = z.input<typeof memberRequestSchema>;
 export type CreateSessionRequest = z.input<typeof createSessionRequestSchema>;
 export type CreatePartnerSessionRequest = z.input<typeof createPartnerSessionRequestSchema>;
+export type RevokeSessionsRequest = z.input<typeof revokeSessionsRequestSchema>;
 
 export type CommissionTerms = z.output<typeof commissionTermsSchema>;
 export type ProductRule = z.output<typeof productRuleSchema>;
@@ -170,3 +189,5 @@ export type Enrollment = z.output<typeof enrollmentSchema>;
 export type Membership = z.output<typeof membershipSchema>;
 export type Session = z.output<typeof sessionSchema>;
 export type PartnerSession = z.output<typeof partnerSessionSchema>;
+export type ExchangedSession = z.output<typeof exchangedSessionSchema>;
+export type RevokedSessions = z.output<typeof revokedSessionsSchema>;

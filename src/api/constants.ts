@@ -18,6 +18,15 @@ export const DEMO_LIMITS = { days: { min: 1, max: 3650 }, clicks: { min: 0, max:
 export const APPROVAL_MODES = ['auto', 'manual'] as const;
 export type Approval = (typeof APPROVAL_MODES)[number];
 
+/** Sessions (docs/sessions.md#session-lifetime): 24 hours unless asked, 30 days at most. */
+export const SESSION_HOURS = { default: 24, max: 30 * 24 } as const;
+/** How long a sign-in link's one-time code opens a session (docs/sessions.md#sign-in-links-and-one-time-codes). */
+export const SIGN_IN_CODE_MINUTES = 15;
+
+/** A partner's status (docs/sessions.md#inactive-partners). */
+export const PARTNER_STATUSES = ['active', 'inactive'] as const;
+export type PartnerStatus = (typeof PARTNER_STATUSES)[number];
+
 /** Where a partner is paid (docs/behaviour.md §13.6). */
 export const PAYOUT_METHODS = ['paypal', 'wise', 'manual'] as const;
 export type PayoutMethod = (typeof PAYOUT_METHODS)[number];

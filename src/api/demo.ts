@@ -19,6 +19,9 @@ export const demoResultSchema = z.object({
   partnerId: z.int().describe('The first partner, whose portal session this is'),
   partnerSessionToken: z.string(),
   partnerSessionExpiresAt: instant,
+  signInCode: z.string().describe("The member's one-time sign-in code, for the dashboard's link"),
+  partnerSignInCode: z.string().describe("The partner's one-time sign-in code, for the portal's link"),
+  signInCodesExpireAt: instant,
   from: instant.describe('Start of the generated history'),
   to: instant.describe('End of the generated history: now'),
   counts: z.object({

@@ -133,6 +133,7 @@ export function* demoHistory(options: DemoOptions, frame: DemoFrame, sources: De
       name: partnerIds.map((_, i) => `${PARTNER_NAMES[i % PARTNER_NAMES.length]} ${i + 1}`),
       email: partnerIds.map((_, i) => `partner${i + 1}@demo-${programId}.example`),
       created_at: joined,
+      status: partnerIds.map(() => 'active'),
     },
     rowCount: partnerCount,
   };

@@ -86,6 +86,9 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
     partnerId: partnerSession.partnerId,
     partnerSessionToken: partnerSession.token,
     partnerSessionExpiresAt: partnerSession.expiresAt,
+    signInCode: session.signInCode,
+    partnerSignInCode: partnerSession.signInCode,
+    signInCodesExpireAt: session.signInCodeExpiresAt, // the earlier of the two: made before the load
     from: new Date(firstDay).toISOString(),
     to: new Date(now).toISOString(),
     counts,

@@ -1,5 +1,3 @@
-import { utc } from '@date-fns/utc';
-import { addHours } from 'date-fns/addHours';
 import type { ApiKey, CommissionTerms, Partner, Program, ProductRule } from '../api/index.js';
 import { AppError } from '../errors.js';
 import * as keys from '../store/api-keys.js';
@@ -9,10 +7,12 @@ import type { Sql } from '../store/db.js';
 import * as members from '../store/members.js';
 import * as partners from '../store/partners.js';
 import * as programs from '../store/programs.js';
-import type { PartnerRow, PayoutMethod } from '../store/partners.js';
+import type { PartnerRow, PartnerStatus, PayoutMethod } from '../store/partners.js';
 import type { Approval, CommissionRule, ProductRuleRow, ProgramRow, ProgramSettings } from '../store/programs.js';
 import { changingApiKey, creatingApiKeys } from './api-keys.js';
+import { changingEnrollments } from './enrollment-cache.js';
 import { changingProgram, programNotFound } from './program-cache.js';
+import { endSessionsOf, issueSignIn } from './sessions.js';
 import type { Deps } from './deps.js';
 import { randomCode, randomToken, sha256 } from './secrets.js';
 
@@ -179,10 +179,21 @@ export async function listApiKeys({ store }: Deps, programId: number) {
   });
 }
 
-const partnerNotFound = (id: number) => new AppError('not_found', `Partner ${id} not found`);
+async function requirePartner(sql: Sql, id: number): Promise<PartnerRow> {
+  const partner = await partners.findPartner(sql, id);
+  if (!partner) throw new AppError('not_found', `Partner ${id} not found`);
+  return partner;
+}
+
+/** An inactive partner is neither enrolled nor signed in until reactivated (docs/sessions.md#inactive-partners). */
+function requireActive(partner: PartnerRow, action: string): void {
+  if (partner.status === 'inactive') {
+    throw new AppError('conflict', `Partner ${partner.id} is inactive and cannot ${action}; reactivate them with partner update --status active`);
+  }
+}
 
 function partnerView(p: Omit<PartnerRow, 'created_at'>): Partner {
-  return { id: p.id, name: p.name, email: p.email, payoutMethod: p.payout_method, payoutEmail: p.payout_email };
+  return { id: p.id, name: p.name, email: p.email, payoutMethod: p.payout_method, payoutEmail: p.payout_email, status: p.status };
 }
 
 /** E-mails are stored lower-cased (docs/behaviour.md §2.5); another partner's is 409 conflict. */
@@ -196,35 +207,45 @@ async function claimEmail(sql: Sql, input: string, partnerId?: number): Promise<
 export async function createPartner({ store, clock }: Deps, input: { name: string; email: string }) {
   return store.transaction(async (sql) => {
     const email = await claimEmail(sql, input.email);
-    const row = { id: await store.nextId(sql, 'partners'), name: input.name, email, created_at: clock.now(), payout_method: null, payout_email: null };
+    const row: PartnerRow = {
+      id: await store.nextId(sql, 'partners'), name: input.name, email, created_at: clock.now(), payout_method: null, payout_email: null, status: 'active',
+    };
     await partners.insertPartner(sql, row);
     return partnerView(row);
   });
 }
 
-export type PartnerChanges = { name?: string; email?: string; payoutMethod?: PayoutMethod | null; payoutEmail?: string | null };
+export type PartnerChanges = { name?: string; email?: string; payoutMethod?: PayoutMethod | null; payoutEmail?: string | null; status?: PartnerStatus };
 
-/** PATCH /api/admin/partners/:partnerId: the fields named change (null clears a payout detail), the others stay. */
+/**
+ * PATCH /api/admin/partners/:partnerId: the fields named change (null clears a payout detail), the
+ * others stay. A status change sets every enrollment of the partner to it, and deactivating ends the
+ * partner's sessions (docs/sessions.md#inactive-partners).
+ */
 export async function updatePartner({ store }: Deps, id: number, changes: PartnerChanges) {
-  return store.transaction(async (sql) => {
-    const current = await partners.findPartner(sql, id);
-    if (!current) throw partnerNotFound(id);
-    const next = {
-      id,
-      name: changes.name ?? current.name,
-      email: changes.email === undefined ? current.email : await claimEmail(sql, changes.email, id),
-      payout_method: changes.payoutMethod === undefined ? current.payout_method : changes.payoutMethod,
-      payout_email: changes.payoutEmail === undefined ? current.payout_email : (changes.payoutEmail?.toLowerCase() ?? null),
-    };
-    await partners.updatePartner(sql, next);
-    return partnerView(next);
-  });
+  return changingEnrollments(store, id, () =>
+    store.transaction(async (sql) => {
+      const current = await requirePartner(sql, id);
+      const next = {
+        id,
+        name: changes.name ?? current.name,
+        email: changes.email === undefined ? current.email : await claimEmail(sql, changes.email, id),
+        payout_method: changes.payoutMethod === undefined ? current.payout_method : changes.payoutMethod,
+        payout_email: changes.payoutEmail === undefined ? current.payout_email : (changes.payoutEmail?.toLowerCase() ?? null),
+        status: changes.status ?? current.status,
+      };
+      await partners.updatePartner(sql, next);
+      if (changes.status !== undefined) await partners.setPartnerEnrollmentsStatus(sql, id, changes.status);
+      if (changes.status === 'inactive') await endSessionsOf(sql, { partnerId: id });
+      return partnerView(next);
+    }),
+  );
 }
 
 export async function enrollPartner({ store, clock }: Deps, programId: number, partnerId: number) {
   return store.transaction(async (sql) => {
     await requireProgram(sql, programId);
-    if (!(await partners.findPartner(sql, partnerId))) throw partnerNotFound(partnerId);
+    requireActive(await requirePartner(sql, partnerId), 'be enrolled');
     if (await partners.findEnrollment(sql, programId, partnerId)) {
       throw new AppError('conflict', `Partner ${partnerId} is already enrolled in program ${programId}`);
     }
@@ -261,35 +282,25 @@ export async function setMembership(deps: Deps, programId: number, email: string
     }
     const user = await userFor(deps, sql, normalized);
     await members.upsertMember(sql, programId, user.id, status, deps.clock.now());
+    // Sessions belong to the user, not to a program: removal from one program ends them all (docs/sessions.md#revoking-sessions).
+    if (status === 'inactive') await endSessionsOf(sql, { userId: user.id });
     return { userId: user.id, programId, status };
   });
 }
 
-/**
- * A new session token shown once and what is stored of it: its hash and an expiry `ttlHours` from
- * now (docs/behaviour.md §2.6, §15.3).
- */
-function newSession(prefix: string, now: Date, ttlHours: number) {
-  const token = randomToken(prefix, 32);
-  return { token, token_hash: sha256(token), created_at: now, expires_at: addHours(now, ttlHours, { in: utc }) };
-}
-
+/** POST /api/admin/sessions: a dashboard session and a sign-in code (docs/sessions.md#sign-in-links-and-one-time-codes). */
 export async function createSession({ store, clock }: Deps, email: string, ttlHours: number) {
   return store.transaction(async (sql) => {
     const user = await members.findUserByEmail(sql, email.toLowerCase());
     if (!user) throw new AppError('not_found', `No user with e-mail ${email}; add them with member add first`);
-    const { token, ...row } = newSession('pks_', clock.now(), ttlHours);
-    await members.insertSession(sql, { ...row, user_id: user.id });
-    return { token, expiresAt: row.expires_at.toISOString() };
+    return issueSignIn(sql, { userId: user.id }, clock.now(), ttlHours);
   });
 }
 
-/** POST /api/admin/partners/:partnerId/sessions: a partner portal session (docs/behaviour.md §15.3). */
+/** POST /api/admin/partners/:partnerId/sessions: a partner portal session and a sign-in code (docs/behaviour.md §15.3). */
 export async function createPartnerSession({ store, clock }: Deps, partnerId: number, ttlHours: number) {
   return store.transaction(async (sql) => {
-    if (!(await partners.findPartner(sql, partnerId))) throw partnerNotFound(partnerId);
-    const { token, ...row } = newSession('pkp_', clock.now(), ttlHours);
-    await partners.insertPartnerSession(sql, { ...row, partner_id: partnerId });
-    return { partnerId, token, expiresAt: row.expires_at.toISOString() };
+    requireActive(await requirePartner(sql, partnerId), 'sign in');
+    return { partnerId, ...(await issueSignIn(sql, { partnerId }, clock.now(), ttlHours)) };
   });
 }

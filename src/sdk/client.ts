@@ -1,10 +1,10 @@
 import type {
   ApiKey, ApproveCommissionsRequest, ClickRequest, ClickResult, Commission, CommissionStatus, CreateApiKeyRequest, CreatedApiKey, CreatedProgram,
   CreatePartnerRequest, CreatePartnerSessionRequest, CreateProgramRequest, CreateSessionRequest, DataExportQuery, DemoProgress, DemoRequest, DemoResult, DemoStreamLine, EnrollPartnerRequest,
-  Enrollment, ExportFormat, Health, LeadRequest, LeadResult, LiveSaleResult, Me, MemberRequest, Membership, Partner, PartnerLinks, PartnerReport, PartnerSession,
+  Enrollment, ExchangedSession, ExportFormat, Health, LeadRequest, LeadResult, LiveSaleResult, Me, MemberRequest, Membership, Partner, PartnerLinks, PartnerReport, PartnerSession,
   Payout, PayoutBatch, PayoutPreview, PayoutStatus, ProgramPartner, Page, PerformanceQuery, PerformanceReport, PortalCommissions, PortalCommissionsQuery, PortalMe, PortalPayouts,
   PortalPerformance, ProductRule, ProductRuleRequest, Program, RefundRequest,
-  RefundResult, RejectCommissionsRequest, RetiredApiKey, SaleRequest, SaleResult, Session, SkipReason,
+  RefundResult, RejectCommissionsRequest, RetiredApiKey, RevokedSessions, RevokeSessionsRequest, SaleRequest, SaleResult, Session, SkipReason,
   UpdatePartnerRequest, UpdateProgramRequest, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
 } from '../api/index.js';
 // The export's headers: constants of the API that load no schema (the SDK loads no zod).
@@ -214,13 +214,13 @@ export class PartnerkitClient {
   readonly partners = {
     /** POST /api/admin/partners */
     create: (body: CreatePartnerRequest) => this.post<Partner>('/api/admin/partners', body),
-    /** PATCH /api/admin/partners/:partnerId: name, e-mail, payout method and payout e-mail (null clears one). */
+    /** PATCH /api/admin/partners/:partnerId: name, e-mail, payout method and payout e-mail (null clears one), status. */
     update: (partnerId: number, body: UpdatePartnerRequest) => this.patch<Partner>(`/api/admin/partners/${partnerId}`, body),
     /** POST /api/admin/programs/:programId/partners: the enrollment carries the referral code. */
     enroll: (programId: number, body: EnrollPartnerRequest) => this.post<Enrollment>(`/api/admin/programs/${programId}/partners`, body),
     /** GET /api/admin/programs/:programId/partners/:partnerId: the referral code, the link's path on the server, the via link. */
     links: (programId: number, partnerId: number) => this.get<PartnerLinks>(`/api/admin/programs/${programId}/partners/${partnerId}`),
-    /** POST /api/admin/partners/:partnerId/sessions: a partner portal session token, shown once. */
+    /** POST /api/admin/partners/:partnerId/sessions: a partner portal session token and a sign-in code, shown once. */
     createSession: (partnerId: number, body: CreatePartnerSessionRequest = {}) =>
       this.post<PartnerSession>(`/api/admin/partners/${partnerId}/sessions`, body),
   };
@@ -228,13 +228,17 @@ export class PartnerkitClient {
   readonly members = {
     /** POST /api/admin/programs/:programId/members: adds or reactivates. */
     add: (programId: number, body: MemberRequest) => this.post<Membership>(`/api/admin/programs/${programId}/members`, body),
-    /** POST /api/admin/programs/:programId/members/remove: deactivates. */
+    /** POST /api/admin/programs/:programId/members/remove: deactivates, and ends every session of the user. */
     remove: (programId: number, body: MemberRequest) => this.post<Membership>(`/api/admin/programs/${programId}/members/remove`, body),
   };
 
   readonly sessions = {
-    /** POST /api/admin/sessions: a dashboard session token, shown once. */
+    /** POST /api/admin/sessions: a dashboard session token and a sign-in code, shown once. */
     create: (body: CreateSessionRequest) => this.post<Session>('/api/admin/sessions', body),
+    /** POST /api/admin/sessions/revoke: ends every session of a user (`email`) or a partner (`partnerId`). */
+    revoke: (body: RevokeSessionsRequest) => this.post<RevokedSessions>('/api/admin/sessions/revoke', body),
+    /** POST /api/sessions/exchange: a sign-in link's one-time code for a session token (no credential). */
+    exchange: (code: string) => this.post<ExchangedSession>('/api/sessions/exchange', { code }, 'none'),
     /** GET /api/me: the session's user and the programs it is an active member of (every program, user null, for the admin token). */
     me: () => this.get<Me>('/api/me'),
     /** DELETE /api/session: signs the client's dashboard or partner session out; the token is refused afterwards. */

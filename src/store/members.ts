@@ -43,6 +43,11 @@ export async function deleteSession(sql: Sql, tokenHash: string): Promise<void> 
   await sql.run('DELETE FROM sessions WHERE token_hash = $1', [tokenHash]);
 }
 
+/** Ends every dashboard session of a user; answers how many there were. */
+export async function deleteUserSessions(sql: Sql, userId: number): Promise<number> {
+  return (await sql.all('DELETE FROM sessions WHERE user_id = $1 RETURNING token_hash', [userId])).length;
+}
+
 /** The programs a user is an active member of, by id. */
 export function memberPrograms(sql: Sql, userId: number): Promise<Array<{ id: number; name: string }>> {
   return sql.all(

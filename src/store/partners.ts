@@ -2,6 +2,8 @@ import { list, type Sql } from './db.js';
 
 export type PayoutMethod = 'paypal' | 'wise' | 'manual';
 
+export type PartnerStatus = 'active' | 'inactive';
+
 export type PartnerRow = {
   id: number;
   name: string;
@@ -9,6 +11,7 @@ export type PartnerRow = {
   created_at: Date;
   payout_method: PayoutMethod | null;
   payout_email: string | null;
+  status: PartnerStatus;
 };
 
 export type PartnerProgramRow = {
@@ -21,15 +24,20 @@ export type PartnerProgramRow = {
 };
 
 export async function insertPartner(sql: Sql, p: PartnerRow): Promise<void> {
-  await sql.run('INSERT INTO partners (id, name, email, created_at, payout_method, payout_email) VALUES ($1, $2, $3, $4, $5, $6)', [
-    p.id, p.name, p.email, p.created_at, p.payout_method, p.payout_email,
+  await sql.run('INSERT INTO partners (id, name, email, created_at, payout_method, payout_email, status) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+    p.id, p.name, p.email, p.created_at, p.payout_method, p.payout_email, p.status,
   ]);
 }
 
 export async function updatePartner(sql: Sql, p: Omit<PartnerRow, 'created_at'>): Promise<void> {
-  await sql.run('UPDATE partners SET name = $2, email = $3, payout_method = $4, payout_email = $5 WHERE id = $1', [
-    p.id, p.name, p.email, p.payout_method, p.payout_email,
+  await sql.run('UPDATE partners SET name = $2, email = $3, payout_method = $4, payout_email = $5, status = $6 WHERE id = $1', [
+    p.id, p.name, p.email, p.payout_method, p.payout_email, p.status,
   ]);
+}
+
+/** Sets the status of every enrollment of a partner: its links and attribution follow it. */
+export async function setPartnerEnrollmentsStatus(sql: Sql, partnerId: number, status: PartnerStatus): Promise<void> {
+  await sql.write('partner_programs', 'UPDATE partner_programs SET status = $2 WHERE partner_id = $1', [partnerId, status]);
 }
 
 /** Partners by id: one round trip for a batch's payouts. */
@@ -75,6 +83,11 @@ export async function insertPartnerSession(sql: Sql, s: PartnerSessionRow): Prom
 
 export function findPartnerSession(sql: Sql, tokenHash: string): Promise<PartnerSessionRow | undefined> {
   return sql.one<PartnerSessionRow>('SELECT * FROM partner_sessions WHERE token_hash = $1', [tokenHash]);
+}
+
+/** Ends every portal session of a partner; answers how many there were. */
+export async function deletePartnerSessions(sql: Sql, partnerId: number): Promise<number> {
+  return (await sql.all('DELETE FROM partner_sessions WHERE partner_id = $1 RETURNING token_hash', [partnerId])).length;
 }
 
 /** Signs a partner session out: the token is refused from now on. */

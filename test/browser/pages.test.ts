@@ -28,6 +28,7 @@ let browser: Browser;
 let admin: PartnerkitClient;
 let member: PartnerkitClient;
 let sessionToken: string;
+let memberEmail: string;
 let expiredToken: string;
 let manual: { id: number; alice: number; xss: number };
 
@@ -36,6 +37,7 @@ beforeAll(async () => {
   const env = cliEnv(dir, { PARTNERKIT_NOW: NOW });
   const demo = await runJson(['demo', '--clicks', '20000'], env);
   sessionToken = demo.sessionToken;
+  memberEmail = demo.memberEmail;
   // A session that ran out a day before the server's now: made with the clock two days back.
   expiredToken = (await runJson(['session', 'create', '--email', demo.memberEmail, '--ttl-hours', '24'], cliEnv(dir, { PARTNERKIT_NOW: '2026-02-27T12:00:00.000Z' }))).token;
 
@@ -73,11 +75,16 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 }, 30_000);
 
-/** A fresh profile in en-US on UTC (the numbers the test expects), 1280 or 375 wide; closed after the test. */
-async function open(path: string, width = 1280): Promise<{ context: BrowserContext; page: Page }> {
+/**
+ * A fresh profile in en-US on UTC (the numbers the test expects), 1280 or 375 wide; closed after the
+ * test. `stored` puts a token in the tab's sessionStorage before the page loads (a session the tab
+ * already holds).
+ */
+async function open(path: string, width = 1280, stored?: [string, string]): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC', viewport: { width, height: 900 }, acceptDownloads: true });
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const page = await context.newPage();
+  if (stored) await page.addInitScript(([key, token]) => sessionStorage.setItem(key, token), stored);
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   page.on('console', (message) => void (message.type() === 'error' && !message.text().includes('401') && errors.push(message.text())));
@@ -85,6 +92,9 @@ async function open(path: string, width = 1280): Promise<{ context: BrowserConte
   (page as Page & { errors: string[] }).errors = errors;
   return { context, page };
 }
+
+/** A dashboard sign-in link's fragment, as `session create` prints it: a new one-time code. */
+const memberLink = async () => `#code=${(await admin.sessions.create({ email: memberEmail })).signInCode}`;
 
 const usd = (value: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(value);
 const count = (value: number) => new Intl.NumberFormat('en-US').format(value);
@@ -141,7 +151,7 @@ describe('the dashboard', () => {
   });
 
   test('an expired session: back to the sign-in message, the token forgotten', async () => {
-    const { context, page } = await open(`/dashboard#token=${expiredToken}`);
+    const { context, page } = await open('/dashboard', 1280, ['partnerkit.dashboard.token', expiredToken]);
     try {
       await expect.poll(() => page.locator('#sign-in [role=status]').textContent()).toBe('Your session has expired. Sign in again.');
       expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
@@ -151,15 +161,47 @@ describe('the dashboard', () => {
     }
   });
 
-  test('sign-in by link: the token leaves the URL for sessionStorage; KPIs and leaderboard equal the API; a period change updates the URL and every number', async () => {
-    const { context, page } = await open(`/dashboard?period=30d#token=${sessionToken}`);
+  test('a sign-in link already used: the page says so and how to get a new one; no session is kept', async () => {
+    const link = await memberLink();
+    await admin.sessions.exchange(link.slice('#code='.length));
+    const { context, page } = await open(`/dashboard?period=30d${link}`);
+    try {
+      await expect.poll(() => page.locator('#sign-in').textContent()).toBe(
+        'partnerkit dashboard' +
+          'This sign-in link has expired or has already been used: a link works once, within 15 minutes. Ask for a new one.' +
+          'To sign in, run partnerkit session create --email <your e-mail> and open the link it prints.',
+      );
+      expect(page.url()).toBe(`${url}/dashboard?period=30d`);
+      expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("a link carrying someone's session token (#token=) signs nobody in: the token is dropped from the URL unread", async () => {
+    const { context, page } = await open(`/dashboard#token=${sessionToken}`);
+    try {
+      await expect.poll(() => page.locator('#sign-in [role=status]').textContent()).toBe('You are not signed in.');
+      expect(page.url()).toBe(`${url}/dashboard`);
+      expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('sign-in by link: the code leaves the URL, its session token goes to sessionStorage; KPIs and leaderboard equal the API; a period change updates the URL and every number', async () => {
+    const link = await memberLink();
+    const { context, page } = await open(`/dashboard?period=30d${link}`);
     const requests: string[] = [];
     page.on('request', (r) => requests.push(r.url()));
     try {
       const report30 = await member.reports.performance(1, { period: '30d' });
       expect(await shownCards(page)).toEqual(expectedCards(report30));
       expect(page.url()).toBe(`${url}/dashboard?period=30d`);
-      expect(await page.evaluate(() => sessionStorage.getItem('partnerkit.dashboard.token'))).toBe(sessionToken);
+      const token = await page.evaluate(() => sessionStorage.getItem('partnerkit.dashboard.token'));
+      expect(token).toMatch(/^pks_[\w-]{43}$/);
+      // The link worked once: it opens nothing now.
+      await expect(admin.sessions.exchange(link.slice('#code='.length))).rejects.toMatchObject({ status: 400, code: 'invalid_sign_in_code' });
       expect(await page.locator('#program option').allTextContents()).toEqual(['Demo program (seed 42)', 'Manual program']);
       const partners30 = await member.reports.partners(1, { period: '30d' });
       expect(await leaderboardRows(page)).toEqual(
@@ -180,8 +222,8 @@ describe('the dashboard', () => {
       await expect.poll(() => page.url()).toBe(`${url}/dashboard?from=2026-02-01&to=2026-02-14`);
       const custom = await member.reports.performance(1, { dateFrom: '2026-02-01', dateTo: '2026-02-14' });
       await expect.poll(() => shownCards(page)).toEqual(expectedCards(custom));
-      // The session travels in a header only: no request names it in its URL.
-      expect(requests.filter((r) => r.includes(sessionToken))).toEqual([]);
+      // The session travels in a header only, the code in the exchange's body: no request names either in its URL.
+      expect(requests.filter((r) => r.includes(token!) || r.includes(link.slice('#code='.length)))).toEqual([]);
       expect((page as Page & { errors: string[] }).errors).toEqual([]);
     } finally {
       await context.close();
@@ -189,7 +231,7 @@ describe('the dashboard', () => {
   });
 
   test('the commission list in pages of 20: N of TOTAL, Next from the keyboard shows the next page', async () => {
-    const { context, page } = await open(`/dashboard?program=1#token=${sessionToken}`);
+    const { context, page } = await open(`/dashboard?program=1${await memberLink()}`);
     try {
       await page.locator('#commission-list').waitFor();
       const first = await member.commissions.page(1, { status: 'pending', limit: 20 });
@@ -209,7 +251,7 @@ describe('the dashboard', () => {
   });
 
   test('manual approval: approve a commission, create the payout, download its CSV, mark it paid; the XSS name is text', async () => {
-    const { context, page } = await open(`/dashboard?program=${manual.id}#token=${sessionToken}`);
+    const { context, page } = await open(`/dashboard?program=${manual.id}${await memberLink()}`);
     try {
       await page.locator('#commission-list').waitFor();
       const pending = await member.commissions.list(manual.id, { status: 'pending' });
@@ -256,10 +298,10 @@ describe('the dashboard', () => {
   });
 
   test('sign-out: the server refuses the session after it, the page shows the sign-in message', async () => {
-    const token = (await admin.sessions.create({ email: 'demo@partnerkit.local' })).token;
-    const { context, page } = await open(`/dashboard#token=${token}`);
+    const { context, page } = await open(`/dashboard${await memberLink()}`);
     try {
       await page.locator('figure[data-drawn]').waitFor();
+      const token = await page.evaluate(() => sessionStorage.getItem('partnerkit.dashboard.token'));
       await page.locator('#sign-out').click();
       await expect.poll(() => page.locator('#sign-in [role=status]').textContent()).toBe('You are signed out.');
       const refused = await fetch(`${url}/api/me`, { headers: { authorization: `Bearer ${token}` } });
@@ -270,20 +312,16 @@ describe('the dashboard', () => {
   });
 });
 
-/** A partner portal link, as `partner login` prints it. */
-async function partnerSession(partnerId: number): Promise<string> {
-  const response = await fetch(`${url}/api/admin/partners/${partnerId}/sessions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${readFileSync(join(dir, 'admin-token'), 'utf8').trim()}`, 'content-type': 'application/json' },
-    body: '{}',
-  });
-  return ((await response.json()) as { token: string }).token;
+/** A partner portal session for the test's own calls, and the fragment of its sign-in link as `partner login` prints it. */
+async function partnerSession(partnerId: number): Promise<{ token: string; link: string }> {
+  const { token, signInCode } = await admin.partners.createSession(partnerId);
+  return { token, link: `#code=${signInCode}` };
 }
 
 describe('the partner portal', () => {
   test("a partner sees its program, links, totals and only its own commissions; the copy button copies the link", async () => {
-    const token = await partnerSession(manual.xss);
-    const { context, page } = await open(`/portal?period=30d#token=${token}`);
+    const { token, link } = await partnerSession(manual.xss);
+    const { context, page } = await open(`/portal?period=30d${link}`);
     try {
       await page.locator('figure[data-drawn]').waitFor();
       expect(page.url()).toBe(`${url}/portal?period=30d`);
@@ -314,8 +352,7 @@ describe('the partner portal', () => {
   });
 
   test('Alice sees her payout; a member session on the portal gets the sign-in message', async () => {
-    const token = await partnerSession(manual.alice);
-    const { context, page } = await open(`/portal#token=${token}`);
+    const { context, page } = await open(`/portal${(await partnerSession(manual.alice)).link}`);
     try {
       await page.locator('figure[data-drawn]').waitFor();
       expect(await page.locator('.commissions tbody tr').count()).toBe(2);
@@ -323,7 +360,8 @@ describe('the partner portal', () => {
     } finally {
       await context.close();
     }
-    const wrong = await open(`/portal#token=${sessionToken}`);
+    // A member's dashboard link opened on the portal: its session is not a partner's.
+    const wrong = await open(`/portal${await memberLink()}`);
     try {
       await expect.poll(() => wrong.page.locator('#sign-in').count()).toBe(1);
     } finally {
@@ -335,8 +373,8 @@ describe('the partner portal', () => {
 describe('screenshots', () => {
   test.each([1280, 375])('both pages at %i px wide fit the width (UPDATE_SCREENSHOTS=1 writes docs/screenshots/)', async (width) => {
     const pages = [
-      ['dashboard', `/dashboard?period=90d#token=${sessionToken}`],
-      ['portal', `/portal?period=30d#token=${await partnerSession(manual.alice)}`],
+      ['dashboard', `/dashboard?period=90d${await memberLink()}`],
+      ['portal', `/portal?period=30d${(await partnerSession(manual.alice)).link}`],
     ];
     for (const [name, path] of pages) {
       const { context, page } = await open(path, width);

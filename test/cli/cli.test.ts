@@ -33,7 +33,7 @@ async function provisionAndTrack(env: NodeJS.ProcessEnv) {
   expect(JSON.stringify(keys)).not.toContain(key.apiKey);
 
   expect(await runJson(['partner', 'create', '--name', 'Jane', '--email', 'jane@example.com'], env)).toEqual({
-    id: 1, name: 'Jane', email: 'jane@example.com', payoutMethod: null, payoutEmail: null,
+    id: 1, name: 'Jane', email: 'jane@example.com', payoutMethod: null, payoutEmail: null, status: 'active',
   });
   const enrollment = await runJson(['partner', 'enroll', '--program', '1', '--partner', '1'], env);
   // The link as printed: a path in-process, on the server's address through one.
@@ -50,9 +50,9 @@ async function provisionAndTrack(env: NodeJS.ProcessEnv) {
   expect(await runJson(['member', 'remove', '--program', '1', '--email', 'ann@example.com'], env)).toEqual({ userId: 1, programId: 1, status: 'inactive' });
   const session = await runJson(['session', 'create', '--email', 'ann@example.com', '--ttl-hours', '2'], env);
   expect(session).toEqual({
-    token: expect.stringMatching(/^pks_/), expiresAt: '2026-03-01T14:00:00.000Z', dashboardUrl: expect.stringMatching(/\/dashboard#token=pks_/),
+    token: expect.stringMatching(/^pks_/), expiresAt: '2026-03-01T14:00:00.000Z',
+    dashboardUrl: expect.stringMatching(/\/dashboard#code=pkc_[\w-]{43}$/), linkExpiresAt: '2026-03-01T12:15:00.000Z',
   });
-  expect(session.dashboardUrl.endsWith(`#token=${session.token}`)).toBe(true);
 
   const saleArgs = ['sale', 'send', '--api-key', program.apiKey, '--customer-key', 'user_1', '--amount-cents', '4000', '--transaction-id', 'in_1', '--product-id', 'pro'];
   expect(await runJson(saleArgs, env)).toEqual({ success: true, sale_id: 1, commission_id: 1, message: 'Sale and commission recorded' });

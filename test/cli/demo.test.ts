@@ -37,15 +37,20 @@ describe('partnerkit demo sign-in links', () => {
     expect(demo.code, demo.stderr).toBe(0);
     const lines = demo.stdout.split('\n');
     const session = /^session token   (pks_\S+) /.exec(lines.find((line) => line.startsWith('session token'))!)![1];
-    const portal = lines.find((line) => line.startsWith('partner portal'))!;
-    const partnerToken = portal.slice(portal.indexOf('#token=') + '#token='.length);
-    expect(partnerToken).toMatch(TOKEN('pkp'));
+    const code = (name: string) => {
+      const line = lines.find((l) => l.startsWith(name))!;
+      return line.slice(line.indexOf('#code=') + '#code='.length);
+    };
+    const [dashboardCode, portalCode] = [code('dashboard'), code('partner portal')];
+    expect(dashboardCode).toMatch(TOKEN('pkc'));
+    expect(portalCode).toMatch(TOKEN('pkc'));
     const from = lines.indexOf(`session token   ${session} (expires 2026-03-11T15:00:00.000Z)`);
     expect(lines.slice(from, from + 8)).toEqual([
       `session token   ${session} (expires 2026-03-11T15:00:00.000Z)`,
-      `dashboard       http://127.0.0.1:3000/dashboard#token=${session}`,
+      `dashboard       http://127.0.0.1:3000/dashboard#code=${dashboardCode}`,
       'partner         1',
-      `partner portal  http://127.0.0.1:3000/portal#token=${partnerToken}`,
+      `partner portal  http://127.0.0.1:3000/portal#code=${portalCode}`,
+      'links work      once, until 2026-03-10T15:15:00.000Z',
       '',
       `Sign-in links open once serve runs on this data dir at http://127.0.0.1:3000: npx partnerkit serve --data-dir ${dataDir}`,
       'Pass --base-url <its public address> for another address.',
@@ -55,13 +60,13 @@ describe('partnerkit demo sign-in links', () => {
 
     const withBase = await runJson(['demo', '--days', '3', '--clicks', '500', '--base-url', 'https://partners.example.com/'], cliEnv(tempDataDir(), { PARTNERKIT_NOW: NOW }));
     expect(withBase).toMatchObject({
-      partnerId: 1, partnerSessionExpiresAt: '2026-03-11T15:00:00.000Z',
-      dashboardUrl: `https://partners.example.com/dashboard#token=${withBase.sessionToken}`,
-      portalUrl: `https://partners.example.com/portal#token=${withBase.partnerSessionToken}`,
+      partnerId: 1, partnerSessionExpiresAt: '2026-03-11T15:00:00.000Z', signInCodesExpireAt: '2026-03-10T15:15:00.000Z',
+      dashboardUrl: `https://partners.example.com/dashboard#code=${withBase.signInCode}`,
+      portalUrl: `https://partners.example.com/portal#code=${withBase.partnerSignInCode}`,
     });
   }, 60_000);
 
-  test("through a running server: the links are on the server's address, no note, and their tokens open /api/me and the first partner's /api/portal/me", async () => {
+  test("through a running server: the links are on the server's address, no note, and their codes open sessions of /api/me and the first partner's /api/portal/me", async () => {
     const dataDir = tempDataDir();
     const server = await startServe(dataDir, [], { PARTNERKIT_NOW: NOW });
     const demo = await runCli(['demo', '--days', '3', '--clicks', '500'], cliEnv(dataDir, { PARTNERKIT_NOW: NOW }));
@@ -71,8 +76,13 @@ describe('partnerkit demo sign-in links', () => {
     const [dashboard, portal] = [link('dashboard'), link('partner portal')];
     expect(`${dashboard.origin}${dashboard.pathname}`).toBe(`${server.url}/dashboard`);
     expect(`${portal.origin}${portal.pathname}`).toBe(`${server.url}/portal`);
-    const get = async (path: string, url: URL) =>
-      (await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${url.hash.slice('#token='.length)}` } })).json();
+    const get = async (path: string, url: URL) => {
+      const exchange = await fetch(`${server.url}/api/sessions/exchange`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: url.hash.slice('#code='.length) }),
+      });
+      const { token } = (await exchange.json()) as { token: string };
+      return (await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } })).json();
+    };
     expect(await get('/api/me', dashboard)).toMatchObject({ user: { email: 'demo@partnerkit.local' }, programs: [{ id: 1 }] });
     expect(await get('/api/portal/me', portal)).toMatchObject({
       partner: { id: 1, name: 'Ada 1', email: 'partner1@demo-1.example' }, programs: [{ programId: 1, status: 'active' }],

@@ -17,7 +17,7 @@ describe('commission review and payouts from the CLI', () => {
     const program = await runJson(['program', 'create', '--name', 'Acme', '--hold-days', '1', '--approval', 'manual', '--min-payout-cents', '500'], env);
     expect(program).toMatchObject({ id: 1, holdDays: 1, approval: 'manual', minPayoutCents: 500, recurringMonths: null });
     expect(await runJson(['partner', 'create', '--name', 'Jane', '--email', 'jane@example.com'], env)).toEqual({
-      id: 1, name: 'Jane', email: 'jane@example.com', payoutMethod: null, payoutEmail: null,
+      id: 1, name: 'Jane', email: 'jane@example.com', payoutMethod: null, payoutEmail: null, status: 'active',
     });
     expect(await runJson(['partner', 'update', '--partner', '1', '--payout-method', 'paypal', '--payout-email', 'Jane.Pay@example.com'], env)).toEqual({
       id: 1, name: 'Jane', email: 'jane@example.com', payoutMethod: 'paypal', payoutEmail: 'jane.pay@example.com',

@@ -1,8 +1,8 @@
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { cliEnv, runJson, startServe, tempDataDir, until } from '../helpers/cli.js';
+import { cliEnv, runCli, runJson, startServe, tempDataDir, until } from '../helpers/cli.js';
 
 /** These tests are about the DuckDB file and its WAL in the data dir: they run on DuckDB whatever the test engine. */
 const DUCKDB = { PARTNERKIT_DATABASE_URL: '' };
@@ -104,5 +104,35 @@ describe('serve: stopping (docs/exports.md#shutdown)', () => {
     const server = await startServe(dataDir);
     expect(readdirSync(join(dataDir, 'exports'))).toEqual([]);
     expect(await server.stop()).toBe(0);
+  });
+});
+
+describe('serve --trust-proxy (docs/behaviour.md#8-rate-limits)', () => {
+  test('bare, before another flag, it reads X-Forwarded-For from whatever peer connects, as before it took a value', async () => {
+    const dataDir = tempDataDir();
+    const server = await startServe(dataDir, ['--trust-proxy', '--click-rate-limit', '1']);
+    const env = cliEnv(dataDir);
+    await runJson(['program', 'create', '--name', 'Acme'], env);
+    await runJson(['partner', 'create', '--name', 'Jane', '--email', 'jane@example.com'], env);
+    const { refCode } = await runJson(['partner', 'enroll', '--program', '1', '--partner', '1'], env);
+    const clickFrom = async (forwardedFor: string) =>
+      (await fetch(`${server.url}/api/v1/track/click`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor },
+        body: JSON.stringify({ ref: refCode }),
+      })).status;
+    expect(await clickFrom('198.51.100.1')).toBe(200);
+    expect(await clickFrom('198.51.100.2')).toBe(200);
+    expect(await clickFrom('198.51.100.1')).toBe(429);
+  });
+
+  test('a value that is not addresses or CIDR ranges: exit 2 naming it, nothing started', async () => {
+    const dataDir = join(tempDataDir(), 'data');
+    const result = await runCli(['serve', '--port', '0', '--trust-proxy', '10.0.0.0/8,10.0.0.0/33'], cliEnv(dataDir));
+    expect(result.code).toBe(2);
+    expect(result.stderr.replace(/\s*›\s+/g, ' ')).toContain(
+      'Error: Parsing --trust-proxy: "10.0.0.0/33": not an IP address or CIDR range (give true, false, or addresses and ranges such as 10.0.0.0/8,127.0.0.1)',
+    );
+    expect(existsSync(dataDir)).toBe(false);
   });
 });

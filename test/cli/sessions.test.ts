@@ -14,6 +14,13 @@ async function provision(env: NodeJS.ProcessEnv) {
   await runJson(['member', 'add', '--program', '1', '--email', 'ann@example.com'], env);
 }
 
+/** A sign-in link's code for its session token, as the pages exchange it. */
+async function exchange(server: string, code: string): Promise<string> {
+  const response = await fetch(`${server}/api/sessions/exchange`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { token: string }).token;
+}
+
 describe('sign-in links from the CLI', () => {
   test("in-process: partner login and session create print links on serve's default address with a note; --base-url replaces it", async () => {
     const dataDir = tempDataDir();
@@ -23,31 +30,38 @@ describe('sign-in links from the CLI', () => {
     const login = await runJson(['partner', 'login', '--partner', '1', '--ttl-hours', '48'], env);
     expect(login).toEqual({
       partnerId: 1, token: expect.stringMatching(/^pkp_[\w-]{43}$/), expiresAt: '2026-03-12T15:00:00.000Z',
-      portalUrl: `http://127.0.0.1:3000/portal#token=${login.token}`,
+      portalUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:3000\/portal#code=pkc_[\w-]{43}$/), linkExpiresAt: '2026-03-10T15:15:00.000Z',
     });
     const printed = await runCli(['partner', 'login', '--partner', '1'], env);
     expect(printed.code, printed.stderr).toBe(0);
     const token = /token\s+(pkp_\S+)/.exec(printed.stdout)![1];
+    const code = /#code=(pkc_\S+)/.exec(printed.stdout)![1];
     expect(printed.stdout).toBe(
-      `partnerId  1\ntoken      ${token}\nexpiresAt  2026-03-11T15:00:00.000Z\nportalUrl  http://127.0.0.1:3000/portal#token=${token}\n\n${note(dataDir)}\n`,
+      `partnerId      1\ntoken          ${token}\nexpiresAt      2026-03-11T15:00:00.000Z\nportalUrl      http://127.0.0.1:3000/portal#code=${code}\n` +
+        `linkExpiresAt  2026-03-10T15:15:00.000Z\n\n${note(dataDir)}\n`,
     );
 
     const session = await runJson(['session', 'create', '--email', 'ann@example.com', '--base-url', 'https://partners.example.com/'], env);
     expect(session).toEqual({
       token: expect.stringMatching(/^pks_[\w-]{43}$/), expiresAt: '2026-03-11T15:00:00.000Z',
-      dashboardUrl: `https://partners.example.com/dashboard#token=${session.token}`,
+      dashboardUrl: expect.stringMatching(/^https:\/\/partners\.example\.com\/dashboard#code=pkc_[\w-]{43}$/), linkExpiresAt: '2026-03-10T15:15:00.000Z',
     });
     const withBase = await runCli(['partner', 'login', '--partner', '1', '--base-url', 'https://partners.example.com'], env);
-    expect(withBase.stdout).toMatch(/portalUrl  https:\/\/partners\.example\.com\/portal#token=pkp_[\w-]{43}\n$/);
+    expect(withBase.stdout).toMatch(/portalUrl      https:\/\/partners\.example\.com\/portal#code=pkc_[\w-]{43}\n/);
 
     const unknown = await runCli(['partner', 'login', '--partner', '7', '--json'], env);
     expect(unknown.code).toBe(1);
     expect(JSON.parse(unknown.stdout).error).toMatchObject({ code: 'not_found', message: 'Partner 7 not found' });
-    const tooLong = await runCli(['partner', 'login', '--partner', '1', '--ttl-hours', '8761'], env);
+    // Sessions last 30 days at most.
+    expect((await runJson(['session', 'create', '--email', 'ann@example.com', '--ttl-hours', '720'], env)).expiresAt).toBe('2026-04-09T15:00:00.000Z');
+    const tooLong = await runCli(['partner', 'login', '--partner', '1', '--ttl-hours', '721', '--json'], env);
     expect(tooLong.code).toBe(2);
+    expect(JSON.parse(tooLong.stdout).error).toMatchObject({
+      code: 'invalid_usage', message: 'Parsing --ttl-hours: Expected an integer less than or equal to 720 but received: 721',
+    });
   }, PROCESSES);
 
-  test("beside serve: the links are on the server's address and their tokens open /api/portal/me and /api/me", async () => {
+  test("beside serve: the links are on the server's address and their codes open /api/portal/me and /api/me; session revoke and partner deactivation end sessions", async () => {
     const dataDir = tempDataDir();
     const server = await startServe(dataDir, [], { PARTNERKIT_NOW: NOW });
     const env = cliEnv(dataDir, { PARTNERKIT_NOW: NOW });
@@ -57,14 +71,38 @@ describe('sign-in links from the CLI', () => {
     expect(login.code, login.stderr).toBe(0);
     expect(login.stdout).not.toContain('Sign-in links open once');
     const portalUrl = /portalUrl\s+(\S+)/.exec(login.stdout)![1];
-    expect(portalUrl).toMatch(new RegExp(`^${server.url}/portal#token=pkp_[\\w-]{43}$`));
-    const partnerToken = new URL(portalUrl).hash.slice('#token='.length);
+    expect(portalUrl).toMatch(new RegExp(`^${server.url}/portal#code=pkc_[\\w-]{43}$`));
+    const partnerToken = await exchange(server.url, new URL(portalUrl).hash.slice('#code='.length));
     const portal = await fetch(`${server.url}/api/portal/me`, { headers: { authorization: `Bearer ${partnerToken}` } });
     expect((await portal.json()).partner).toEqual({ id: 1, name: 'Jane', email: 'jane@example.com' });
 
     const { dashboardUrl, token } = await runJson(['session', 'create', '--email', 'ann@example.com'], env);
-    expect(dashboardUrl).toBe(`${server.url}/dashboard#token=${token}`);
-    const me = await fetch(`${server.url}/api/me`, { headers: { authorization: `Bearer ${token}` } });
-    expect(await me.json()).toEqual({ user: { id: 1, email: 'ann@example.com' }, admin: false, programs: [{ id: 1, name: 'Acme' }] });
+    expect(dashboardUrl).toMatch(new RegExp(`^${server.url}/dashboard#code=pkc_[\\w-]{43}$`));
+    const status = async (path: string, bearer: string) => (await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${bearer}` } })).status;
+    const fromLink = await exchange(server.url, new URL(dashboardUrl).hash.slice('#code='.length));
+    for (const bearer of [token, fromLink]) {
+      const me = await fetch(`${server.url}/api/me`, { headers: { authorization: `Bearer ${bearer}` } });
+      expect(await me.json()).toEqual({ user: { id: 1, email: 'ann@example.com' }, admin: false, programs: [{ id: 1, name: 'Acme' }] });
+    }
+
+    // session revoke ends them: by e-mail, then by partner.
+    expect(await runJson(['session', 'revoke', '--email', 'ann@example.com'], env)).toEqual({ revoked: 2 });
+    expect(await status('/api/me', token)).toBe(401);
+    expect(await status('/api/me', fromLink)).toBe(401);
+    expect(await runJson(['session', 'revoke', '--partner', '1'], env)).toEqual({ revoked: 2 });
+    expect(await status('/api/portal/me', partnerToken)).toBe(401);
+    const both = await runCli(['session', 'revoke', '--email', 'ann@example.com', '--partner', '1'], env);
+    expect(both.code).toBe(2);
+
+    // partner update --status inactive ends the partner's sessions and refuses new ones until reactivated.
+    const again = (await runJson(['partner', 'login', '--partner', '1'], env)).token;
+    expect(await runJson(['partner', 'update', '--partner', '1', '--status', 'inactive'], env)).toMatchObject({ id: 1, status: 'inactive' });
+    expect(await status('/api/portal/me', again)).toBe(401);
+    const refused = await runCli(['partner', 'login', '--partner', '1', '--json'], env);
+    expect(JSON.parse(refused.stdout).error).toMatchObject({
+      code: 'conflict', message: 'Partner 1 is inactive and cannot sign in; reactivate them with partner update --status active',
+    });
+    expect(await runJson(['partner', 'update', '--partner', '1', '--status', 'active'], env)).toMatchObject({ id: 1, status: 'active' });
+    expect(await status('/api/portal/me', (await runJson(['partner', 'login', '--partner', '1'], env)).token)).toBe(200);
   }, PROCESSES);
 });

@@ -60,7 +60,7 @@ export type TestAppOptions = {
   /** Unique clicks as served (60 minutes), per-address limits out of the way unless a test sets them. */
   clicks?: Partial<AppDeps['clicks']>;
   authFailureLimit?: AppDeps['authFailureLimit'];
-  trustProxy?: boolean;
+  trustProxy?: AppDeps['trustProxy'];
   /** A database file instead of a fresh in-memory one (a restart opens the same path again). */
   path?: string;
   /** A DuckDB store whatever the test engine: a twin to compare the PostgreSQL store's answers with. */

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { PartnerSession } from '../../src/api/index.js';
 import { describe, expect, test } from 'vitest';
 import { ADMIN_TOKEN, buildTestApp, type ProgramFixture, type TestApp } from './app.js';
 
@@ -83,7 +84,7 @@ async function memberSession(t: TestApp, program: ProgramFixture, ttlHours = 24)
 }
 
 /** A portal session of the program's partner (or of another partner). */
-export async function partnerSession(t: TestApp, partnerId: number, ttlHours = 24): Promise<{ token: string; expiresAt: string }> {
+export async function partnerSession(t: TestApp, partnerId: number, ttlHours = 24): Promise<PartnerSession> {
   return t.admin('POST', `/partners/${partnerId}/sessions`, { ttlHours });
 }
 

@@ -111,7 +111,7 @@ describe('provisioning API (/api/admin)', () => {
     const t = await buildTestApp();
     await t.admin('POST', '/programs', { name: 'Acme' });
     const partner = await t.admin('POST', '/partners', { name: 'Jane', email: 'Jane@Example.com' });
-    expect(partner).toEqual({ id: 1, name: 'Jane', email: 'jane@example.com', payoutMethod: null, payoutEmail: null });
+    expect(partner).toEqual({ id: 1, name: 'Jane', email: 'jane@example.com', payoutMethod: null, payoutEmail: null, status: 'active' });
     const call = (url: string, payload: unknown) =>
       t.app.inject({ method: 'POST', url: `/api/admin${url}`, payload: payload as object, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect((await call('/partners', { name: 'Other', email: 'jane@example.com' })).statusCode).toBe(409);
@@ -140,7 +140,10 @@ describe('provisioning API (/api/admin)', () => {
     const program = await t.program();
     await t.admin('POST', `/programs/${program.id}/members`, { email: 'ann@example.com' });
     const session = await t.admin('POST', '/sessions', { email: 'ann@example.com', ttlHours: 8 });
-    expect(session).toEqual({ token: expect.stringMatching(/^pks_/), expiresAt: '2026-03-01T20:00:00.000Z' });
+    expect(session).toEqual({
+      token: expect.stringMatching(/^pks_/), expiresAt: '2026-03-01T20:00:00.000Z',
+      signInCode: expect.stringMatching(/^pkc_[\w-]{43}$/), signInCodeExpiresAt: '2026-03-01T12:15:00.000Z',
+    });
     const stored = await t.store.read((sql) => sql.one<{ token_hash: string }>('SELECT token_hash FROM sessions'));
     expect(stored!.token_hash).toBe(sha256(session.token));
     const unknown = await t.app.inject({
@@ -193,6 +196,8 @@ describe('service endpoints', () => {
     'POST /api/admin/programs/{programId}/members': { params: ['programId'], body: true },
     'POST /api/admin/programs/{programId}/members/remove': { params: ['programId'], body: true },
     'POST /api/admin/sessions': { body: true },
+    'POST /api/admin/sessions/revoke': { body: true },
+    'POST /api/sessions/exchange': { body: true },
     'GET /api/admin/programs/{programId}/webhook-events': { params: ['programId'], query: ['limit'] },
     'POST /api/admin/programs/{programId}/webhook-secret': { params: ['programId'], body: true },
     'POST /api/admin/demo': { body: true },

@@ -136,6 +136,11 @@ const ROUTES: AuthenticatedRoute[] = [
     invalidRequest: () => ({ url: `${ADMIN}/sessions`, payload: { email: 'ann', ttlHours: 0 } }),
   },
   {
+    method: 'POST', route: `${ADMIN}/sessions/revoke`, guard: 'admin', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `${ADMIN}/sessions/revoke`, payload: { partnerId: program.partnerId } }),
+    invalidRequest: (program) => ({ url: `${ADMIN}/sessions/revoke`, payload: { email: 'ann@example.com', partnerId: program.partnerId } }),
+  },
+  {
     method: 'GET', route: `${ADMIN}/programs/:programId/webhook-events`, guard: 'admin', accepted: 200,
     prepareRequest: async (_t, program) => ({ url: programUrl(program, '/webhook-events') }),
     invalidRequest: (program) => ({ url: programUrl(program, '/webhook-events?limit=0') }),
@@ -310,6 +315,8 @@ const PUBLIC: Array<[string, (program: ProgramFixture) => Probe, number]> = [
   ['GET /pk.js', (program) => ({ method: 'GET', url: `/pk.js?program=${program.id}` }), 200],
   // Verified by its Stripe signature, not a bearer credential: unsigned is 400 invalid_signature.
   ['POST /api/v1/webhooks/stripe/:programId', (program) => ({ method: 'POST', url: `/api/v1/webhooks/stripe/${program.id}`, payload: {} }), 400],
+  // The sign-in link's one-time code is the credential, in the body: an unknown one is 400 invalid_sign_in_code.
+  ['POST /api/sessions/exchange', () => ({ method: 'POST', url: '/api/sessions/exchange', payload: { code: 'pkc_unknown' } }), 400],
   [
     'OPTIONS *',
     () => ({ method: 'OPTIONS', url: '/api/v1/track/click', headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' } }),

@@ -284,6 +284,31 @@ describe('--trust-proxy', () => {
   });
 });
 
+describe('--trust-proxy with a list of proxies', () => {
+  const proxies = { trustProxy: ['10.0.0.0/8', '192.0.2.1', '2001:db8::/32'], clicks: { rateLimit: { max: 2, windowSeconds: 60 } } };
+
+  test('a request from a listed address or range has X-Forwarded-For read; one from any other address is its own client', async () => {
+    const { t, ref } = await setup(proxies);
+    const first = await clickId(t, ref, { ip: '10.1.2.3', forwardedFor: '198.51.100.1' });
+    expect(await clickId(t, ref, { ip: '192.0.2.1', forwardedFor: '198.51.100.2' })).not.toBe(first);
+    expect(await clickId(t, ref, { ip: '2001:db8::7', forwardedFor: '198.51.100.1' })).toBe(first);
+    expect((await click(t, ref, { ip: '10.9.9.9', forwardedFor: '198.51.100.1' })).statusCode).toBe(429);
+
+    // Not a proxy: whatever it forwards, it is one visitor with its own allowance.
+    const direct = await clickId(t, ref, { ip: '203.0.113.5', forwardedFor: '198.51.100.3' });
+    expect(await clickId(t, ref, { ip: '203.0.113.5', forwardedFor: '198.51.100.4' })).toBe(direct);
+    expect((await click(t, ref, { ip: '203.0.113.5', forwardedFor: '198.51.100.5' })).statusCode).toBe(429);
+    expect((await click(t, ref, { ip: '10.0.0.1', forwardedFor: '198.51.100.2' })).statusCode).toBe(200);
+  });
+
+  test('a chain of listed proxies is walked from the right; the first address not listed is the client', async () => {
+    const { t, ref } = await setup(proxies);
+    const first = await clickId(t, ref, { ip: '10.0.0.1', forwardedFor: '203.0.113.9, 198.51.100.1, 10.0.0.2' });
+    expect(await clickId(t, ref, { ip: '10.0.0.1', forwardedFor: '203.0.113.10, 198.51.100.1, 10.0.0.3' })).toBe(first);
+    expect((await click(t, ref, { ip: '10.0.0.1', forwardedFor: '198.51.100.1' })).statusCode).toBe(429);
+  });
+});
+
 describe('server-side clicks (the program API key)', () => {
   test("the body's ip and user_agent are the visitor: the same across calls and from the browser itself", async () => {
     const { t, program, ref } = await setup();

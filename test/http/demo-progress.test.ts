@@ -54,6 +54,7 @@ describe('demo load progress', () => {
     expect(plain.headers['content-type']).toMatch(/^application\/json/);
     expect(plain.json()).toEqual({
       ...result, apiKey: expect.any(String), testApiKey: expect.any(String), sessionToken: expect.any(String), partnerSessionToken: expect.any(String),
+      signInCode: expect.any(String), partnerSignInCode: expect.any(String),
     });
 
     // Both answers are in the OpenAPI document.

@@ -500,14 +500,18 @@ describe("the SDK's exports.download", () => {
 });
 
 describe('a member export', () => {
-  test.each(EXPORT_TABLES.map((table) => [table]) as Array<[ExportTable]>)('%s: a member may export, a former member gets 403', async (table) => {
-    const { t, a } = await reportHistory();
-    await t.admin('POST', `/programs/${a.id}/members`, { email: 'analyst@example.com' });
-    const { token } = await t.admin('POST', '/sessions', { email: 'analyst@example.com' });
-    const asMember = () => t.app.inject({ method: 'GET', url: `/api/programs/${a.id}/export?table=${table}`, headers: { authorization: `Bearer ${token}` } });
-    expect((await asMember()).statusCode).toBe(200);
-    await t.admin('POST', `/programs/${a.id}/members/remove`, { email: 'analyst@example.com' });
-    const refused = await asMember();
-    expect(refused.statusCode).toBe(403);
-  });
+  test.each(EXPORT_TABLES.map((table) => [table]) as Array<[ExportTable]>)(
+    '%s: a member may export; removal ends the session (401), and a former member\'s new session gets 403',
+    async (table) => {
+      const { t, a } = await reportHistory();
+      await t.admin('POST', `/programs/${a.id}/members`, { email: 'analyst@example.com' });
+      const asMember = async (token: string) =>
+        (await t.app.inject({ method: 'GET', url: `/api/programs/${a.id}/export?table=${table}`, headers: { authorization: `Bearer ${token}` } })).statusCode;
+      const { token } = await t.admin('POST', '/sessions', { email: 'analyst@example.com' });
+      expect(await asMember(token)).toBe(200);
+      await t.admin('POST', `/programs/${a.id}/members/remove`, { email: 'analyst@example.com' });
+      expect(await asMember(token)).toBe(401);
+      expect(await asMember((await t.admin('POST', '/sessions', { email: 'analyst@example.com' })).token)).toBe(403);
+    },
+  );
 });

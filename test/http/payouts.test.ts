@@ -60,7 +60,7 @@ async function setup(programFields: Record<string, unknown> = {}) {
 /** A session token of an active member of the program. */
 async function memberToken(t: TestApp, programId: number, email = 'finance@example.com'): Promise<string> {
   await t.admin('POST', `/programs/${programId}/members`, { email });
-  return (await t.admin('POST', '/sessions', { email, ttlHours: 24 * 365 })).token;
+  return (await t.admin('POST', '/sessions', { email, ttlHours: 24 * 30 })).token;
 }
 
 /** A clawback as a refund of a paid sale creates it: negative, approved, the sale's partner and currency. */
@@ -575,13 +575,13 @@ describe('partner payout details', () => {
   test('update: payout method and e-mail (lower-cased), name and e-mail; null clears; a taken e-mail is 409; unknown partner 404', async () => {
     const t = await buildTestApp();
     const jane = await t.admin('POST', '/partners', { name: 'Jane', email: 'jane@example.com' });
-    expect(jane).toEqual({ id: 1, name: 'Jane', email: 'jane@example.com', payoutMethod: null, payoutEmail: null });
+    expect(jane).toEqual({ id: 1, name: 'Jane', email: 'jane@example.com', payoutMethod: null, payoutEmail: null, status: 'active' });
     await t.admin('POST', '/partners', { name: 'Bob', email: 'bob@example.com' });
     expect(await ok(t, 'PATCH', '/api/admin/partners/1', { payoutMethod: 'paypal', payoutEmail: 'Jane.Pay@Example.com' })).toEqual({
       ...jane, payoutMethod: 'paypal', payoutEmail: 'jane.pay@example.com',
     });
     expect(await ok(t, 'PATCH', '/api/admin/partners/1', { name: 'Jane Doe', email: 'JD@example.com', payoutMethod: null })).toEqual({
-      id: 1, name: 'Jane Doe', email: 'jd@example.com', payoutMethod: null, payoutEmail: 'jane.pay@example.com',
+      id: 1, name: 'Jane Doe', email: 'jd@example.com', payoutMethod: null, payoutEmail: 'jane.pay@example.com', status: 'active',
     });
     expect(await ok(t, 'PATCH', '/api/admin/partners/1', { email: 'jd@example.com' })).toMatchObject({ email: 'jd@example.com' });
     expect(await call(t, 'PATCH', '/api/admin/partners/1', { email: 'bob@example.com' })).toMatchObject({ status: 409, body: { error: { code: 'conflict' } } });
@@ -756,9 +756,11 @@ describe("another program's payouts and batches", () => {
     // Nothing of the other program changed.
     expect(await t.count('payouts', "status = 'processing'")).toBe(2);
 
-    // A removed member loses access.
+    // A removed member loses access: the removal ends the session, and a new one finds nothing.
     await t.admin('POST', `/programs/${program.id}/members/remove`, { email: 'finance@example.com' });
-    expect((await call(t, 'GET', '/api/payouts/1', undefined, token)).status).toBe(404);
+    expect((await call(t, 'GET', '/api/payouts/1', undefined, token)).status).toBe(401);
+    const after = (await t.admin('POST', '/sessions', { email: 'finance@example.com' })).token;
+    expect((await call(t, 'GET', '/api/payouts/1', undefined, after)).status).toBe(404);
   });
 });
 

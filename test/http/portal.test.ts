@@ -116,7 +116,7 @@ describe('GET /api/portal/programs/:programId/performance', () => {
 describe('commissions and payouts', () => {
   test("a partner's commissions and payouts are its own, with amounts in currency units and no customer field", async () => {
     const { t, a, p1, session } = await history();
-    const token = await session(p1.partnerId, 24 * 60);
+    let token = await session(p1.partnerId);
     const pending = await get(t, `/api/portal/programs/${a.id}/commissions`, token);
     // p1's sales: t2 (30.00 on 02-27), t1 (49.99 on 03-04) and its renewal t1-r1 (03-08), 20 % each, 30 hold days.
     expect(pending.json()).toEqual({
@@ -129,6 +129,7 @@ describe('commissions and payouts', () => {
 
     // Past every hold: the merchant pays every partner; p1 sees its payout only, and its commissions in it.
     t.clock.set('2026-04-10T00:00:00.000Z');
+    token = await session(p1.partnerId); // a session lasts 30 days at most
     const batch = await t.app.inject({ method: 'POST', url: `/api/programs/${a.id}/payouts`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     expect(batch.json().payouts).toHaveLength(3);
     const mine = batch.json().payouts.find((p: { partnerId: number }) => p.partnerId === p1.partnerId);

@@ -162,6 +162,21 @@ describe('signature verification', () => {
     expect(await t.count('sale_events')).toBe(0);
   });
 
+  test.each([
+    // Stripe's library reads `abc` as NaN, which its age check lets through: signed over "NaN.<body>" it would verify for ever.
+    ['t=abc', (payload: string, secret: string) => signStripePayload(payload, secret, Number.NaN).replace('t=NaN,', 't=abc,')],
+    ['t=<now>abc', (payload: string, secret: string) => signStripePayload(payload, secret, Date.parse(T0) / 1000).replace(/^t=(\d+),/, 't=$1abc,')],
+  ])('a timestamp that is not a decimal integer (%s) is 400 invalid_signature, nothing recorded', async (_name, sign) => {
+    const { t, program, send, load } = await merchant();
+    const payload = JSON.stringify(load('checkout-one-time'));
+    expect(await send(payload, { header: sign(payload, program.webhookSecret) })).toEqual({
+      status: 400,
+      body: signatureError('The Stripe-Signature timestamp t must be a decimal integer (Unix seconds)'),
+    });
+    expect(await t.count('webhook_events')).toBe(0);
+    expect(await t.count('sale_events')).toBe(0);
+  });
+
   test('the raw bytes are verified: whitespace and key order as sent, and exactly 300 s old is still accepted', async () => {
     const { send, load } = await merchant();
     const event = load('checkout-one-time');

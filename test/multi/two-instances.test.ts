@@ -183,6 +183,27 @@ test('a key retired through one instance is refused by the other within 1 s, and
   expect(statuses.slice(0, firstRefusal)).toEqual(Array(firstRefusal).fill(200));
 });
 
+test('a partner deactivated through one instance: that one refuses its link at once, the other once its cached enrollment expires, and for good', async () => {
+  const two = await twoInstances();
+  const program = await two.make.program();
+  const click = async (api: FactoryApi) => (await api.track('/api/v1/track/click', { ref: program.refCode })).status;
+  // Each instance reads (and caches) the enrollment.
+  for (const api of two.apis) expect(await click(api)).toBe(200);
+
+  const patched = await fetch(`${two.servers[0].url}/api/admin/partners/${program.partnerId}`, {
+    method: 'PATCH', headers: { authorization: `Bearer ${two.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ status: 'inactive' }),
+  });
+  expect(patched.status).toBe(200);
+  expect(await click(two.apis[0])).toBe(404);
+  // The other instance follows without a restart (docs/architecture.md §18.4), then never records one again.
+  const statuses: number[] = [];
+  await (async () => {
+    while (statuses.at(-1) !== 404) statuses.push(await click(two.apis[1]));
+  })();
+  for (let i = 0; i < 5; i++) expect(await click(two.apis[1])).toBe(404);
+  expect(statuses.slice(0, -1).every((status) => status === 200)).toBe(true);
+});
+
 test('one click per visitor and hour across both instances: repeats through either get the first click id until 60 minutes after it', { timeout: 60_000 }, async () => {
   const two = await twoInstances();
   const program = await two.make.program();

@@ -11,10 +11,10 @@ const SIGNATURE_TOLERANCE_SECONDS = 300;
 // building an in-process app would otherwise pay.
 let stripeModule: Promise<typeof import('stripe')> | undefined;
 
-function signatureError(error: unknown, header: string, now: Date): AppError {
+function signatureError(error: unknown, signedAt: number, now: Date): AppError {
   const message = error instanceof Error ? error.message : '';
   if (/No stripe-signature header/i.test(message)) return new AppError('invalid_signature', 'Missing Stripe-Signature header');
-  if (/tolerance/i.test(message)) return clockMismatch(signedAtSeconds(header), now, 'old');
+  if (/tolerance/i.test(message)) return clockMismatch(signedAt, now, 'old');
   return new AppError('invalid_signature', "The Stripe-Signature header does not match the body and this program's webhook secret");
 }
 
@@ -35,13 +35,17 @@ function clockMismatch(signedAt: number, now: Date, direction: 'old' | 'in the f
 
 /**
  * The header's `t=` as the stripe package reads it (comma-separated `key=value` items, the last `t`
- * wins), so the future check looks at the very timestamp the signature was verified with.
+ * wins), so the future check looks at the very timestamp the signature was verified with. A `t` that
+ * is not a decimal integer is refused: the package would read `abc` as NaN, which passes its age
+ * check, and `12abc` as 12 (docs/behaviour.md#62-signature-and-tolerance).
  */
 function signedAtSeconds(header: string): number {
   let timestamp = Number.NaN;
   for (const item of header.split(',')) {
     const [key, value] = item.split('=');
-    if (key === 't') timestamp = Number.parseInt(value, 10);
+    if (key !== 't') continue;
+    if (!/^[0-9]+$/.test(value ?? '')) throw new AppError('invalid_signature', 'The Stripe-Signature timestamp t must be a decimal integer (Unix seconds)');
+    timestamp = Number(value);
   }
   return timestamp;
 }
@@ -52,16 +56,16 @@ function signedAtSeconds(header: string): number {
  */
 export async function verifyStripeEvent(rawBody: Buffer, header: string | undefined, secret: string, now: Date): Promise<VerifiedEvent> {
   const { default: Stripe } = await (stripeModule ??= import('stripe'));
+  const signedAt = header === undefined ? Number.NaN : signedAtSeconds(header);
   let event: unknown;
   try {
     event = await Stripe.webhooks.constructEventAsync(rawBody, header ?? '', secret, SIGNATURE_TOLERANCE_SECONDS, undefined, now.getTime());
   } catch (error) {
     // Thrown by JSON.parse after the signature matched: a signed body that is not JSON.
     if (error instanceof SyntaxError) throw invalidRequest([{ field: 'body', message: 'Body is not valid JSON' }]);
-    throw signatureError(error, header ?? '', now);
+    throw signatureError(error, signedAt, now);
   }
   // The library refuses only old timestamps; a signature dated ahead could be replayed until then.
-  const signedAt = signedAtSeconds(header!);
   if (signedAt - Math.floor(now.getTime() / 1000) > SIGNATURE_TOLERANCE_SECONDS) throw clockMismatch(signedAt, now, 'in the future');
   return parseEnvelope(event);
 }

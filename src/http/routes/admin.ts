@@ -4,13 +4,14 @@ import {
   apiKeyParams, apiKeySchema, type CommissionInput, createApiKeyRequestSchema, createdApiKeySchema, createdProgramSchema,
   createPartnerRequestSchema, createPartnerSessionRequestSchema, createProgramRequestSchema, createSessionRequestSchema, DEFAULT_COMMISSION_PERCENT, enrollmentParams,
   enrollmentSchema, enrollPartnerRequestSchema, memberRequestSchema, membershipSchema, partnerLinksSchema, partnerParams, partnerSchema, partnerSessionSchema,
-  productRuleRequestSchema, productRuleSchema, programParams, programSchema, responses, retiredApiKeySchema, sessionSchema,
+  productRuleRequestSchema, productRuleSchema, programParams, programSchema, responses, retiredApiKeySchema, revokedSessionsSchema, revokeSessionsRequestSchema, sessionSchema,
   updatePartnerRequestSchema, updateProgramRequestSchema, webhookEventSchema, webhookEventsQuerySchema, webhookSecretRequestSchema, webhookSecretSchema,
 } from '../../api/index.js';
 import type { AppDeps } from '../../app.js';
 import { percentToBasisPoints } from '../../domain/commission.js';
 import { partnerLinks } from '../../domain/links.js';
 import * as provisioning from '../../domain/provisioning.js';
+import { revokeSessions } from '../../domain/sessions.js';
 import { listWebhookEvents, setWebhookSecret } from '../../domain/stripe/admin.js';
 import type { CommissionRule } from '../../store/programs.js';
 import { adminAuth } from '../auth.js';
@@ -125,7 +126,7 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       {
         schema: {
           ...common,
-          summary: "Change a partner's name, e-mail or payout details",
+          summary: "Change a partner's name, e-mail, payout details or status (inactive ends its links, attribution and sessions)",
           params: partnerParams,
           body: updatePartnerRequestSchema,
           response: responses(partnerSchema),
@@ -184,7 +185,7 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       {
         schema: {
           ...common,
-          summary: 'Deactivate a workspace member',
+          summary: "Deactivate a workspace member; every session of the user ends",
           params: programParams,
           body: memberRequestSchema,
           response: responses(membershipSchema),
@@ -199,12 +200,26 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       {
         schema: {
           ...common,
-          summary: 'Create a dashboard session token for a user',
+          summary: 'Create a dashboard session token for a user, and a one-time code for a sign-in link',
           body: createSessionRequestSchema,
           response: responses(sessionSchema),
         },
       },
       (request) => provisioning.createSession(deps, request.body.email, request.body.ttlHours),
+    );
+
+    // POST /api/admin/sessions/revoke
+    app.post(
+      '/sessions/revoke',
+      {
+        schema: {
+          ...common,
+          summary: "End every session of a user (by e-mail) or a partner, and their unused sign-in codes",
+          body: revokeSessionsRequestSchema,
+          response: responses(revokedSessionsSchema),
+        },
+      },
+      (request) => revokeSessions(deps, request.body),
     );
 
     // POST /api/admin/partners/:partnerId/sessions
@@ -213,7 +228,7 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       {
         schema: {
           ...common,
-          summary: 'Create a partner portal session token for a partner',
+          summary: 'Create a partner portal session token for a partner, and a one-time code for a sign-in link',
           params: partnerParams,
           body: createPartnerSessionRequestSchema,
           response: responses(partnerSessionSchema),

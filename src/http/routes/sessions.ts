@@ -1,13 +1,27 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { meSchema, noContentResponses, responses } from '../../api/index.js';
+import { exchangedSessionSchema, exchangeSignInCodeRequestSchema, meSchema, noContentResponses, responses } from '../../api/index.js';
 import type { AppDeps } from '../../app.js';
-import { endSession, me } from '../../domain/sessions.js';
+import { endSession, exchangeSignInCode, me } from '../../domain/sessions.js';
 import { requiredBearer, sessionAuth } from '../auth.js';
 
-/** Who a session is, and signing out (docs/behaviour.md §15.1, §15.2). */
+/** Signing in with a link's code, who a session is, and signing out (docs/sessions.md, docs/behaviour.md §15.1, §15.2). */
 export function sessionRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
     const authenticate = sessionAuth(deps);
+
+    // POST /api/sessions/exchange
+    app.post(
+      '/api/sessions/exchange',
+      {
+        schema: {
+          tags: ['sessions'],
+          summary: "A sign-in link's one-time code for a session token: once, within 15 minutes of the link",
+          body: exchangeSignInCodeRequestSchema,
+          response: responses(exchangedSessionSchema),
+        },
+      },
+      (request) => exchangeSignInCode(deps, request.body.code),
+    );
 
     // GET /api/me
     app.get(

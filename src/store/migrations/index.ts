@@ -10,13 +10,14 @@ import { refunds } from './008-refunds.js';
 import { payouts } from './009-payouts.js';
 import { landingUrl } from './010-landing-url.js';
 import { partnerSessions } from './011-partner-sessions.js';
+import { signInCodes } from './012-sign-in-codes.js';
 
 export type Migration = { version: number; name: string; sql: string };
 
 /** Applied in order on open; each runs once, recorded in schema_migrations. Never edit a shipped one. */
 export const migrations: readonly Migration[] = [
   initial, webhookDeferral, testClicksUndated, customerClickRef, eventPayloadKeptWhenSkipped, clickVisitors, commissionLifecycle, refunds, payouts,
-  landingUrl, partnerSessions,
+  landingUrl, partnerSessions, signInCodes,
 ];
 
 /**

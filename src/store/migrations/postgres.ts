@@ -1,4 +1,5 @@
 import { BULK_WRITER, rollUpStored } from '../rollups.js';
+import { SIGN_IN_CODES_SQL } from './012-sign-in-codes.js';
 import type { Migration } from './index.js';
 
 /*
@@ -195,5 +196,8 @@ const rateCounters: Migration = {
   sql: 'CREATE UNLOGGED TABLE rate_counters (key VARCHAR PRIMARY KEY, count BIGINT NOT NULL, ends_at BIGINT NOT NULL)',
 };
 
+/** Sign-in codes and partner status: DuckDB's migration 12, the same SQL. */
+const signInCodes: Migration = { version: 4, name: 'sign-in-codes', sql: SIGN_IN_CODES_SQL };
+
 /** Applied in order on open, under an advisory lock so that instances starting together apply each once. */
-export const postgresMigrations: readonly Migration[] = [schema, rollups, rateCounters];
+export const postgresMigrations: readonly Migration[] = [schema, rollups, rateCounters, signInCodes];

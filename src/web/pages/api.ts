@@ -6,7 +6,7 @@ import { fetchTransport } from '../../sdk/transport.js';
  * The pages call the API with the SDK the CLI uses (docs/behaviour.md §16.4): the same routes, the
  * same answers, no second implementation of a number. The session goes in the Authorization header.
  */
-export const client = (token: string) => new PartnerkitClient({ transport: fetchTransport(location.origin), token, retries: 0 });
+export const client = (token?: string) => new PartnerkitClient({ transport: fetchTransport(location.origin), token, retries: 0 });
 
 /** A session that is missing, unknown or expired: the page goes back to its sign-in message. */
 export const isSignedOut = (error: unknown) => error instanceof PartnerkitError && error.status === 401;

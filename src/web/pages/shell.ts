@@ -1,11 +1,12 @@
 import type { PartnerkitClient } from '../../sdk/client.js';
 import { client, errorText, isSignedOut } from './api.js';
 import { button, h, show, type Child } from './dom.js';
-import { forgetToken, takeToken } from './session.js';
+import { forgetToken, keepToken, storedToken, takeSignInCode } from './session.js';
 
 /**
- * What both pages share (docs/behaviour.md §16.1): the session from the sign-in link, the sign-in
- * message when there is none or it expired, sign-out, and the failure of any call.
+ * What both pages share (docs/behaviour.md §16.1): the session from the sign-in link's code, the
+ * sign-in message when there is none, it expired or the link was refused, sign-out, and the failure
+ * of any call.
  */
 export type Page = {
   title: string;
@@ -26,7 +27,23 @@ export type Shell = {
 
 export function start(page: Page, run: (shell: Shell) => Promise<void>): void {
   const root = document.getElementById('app')!;
-  const token = takeToken(page.storageKey);
+  const code = takeSignInCode();
+  if (code === null) return open(root, page, run);
+  client()
+    .sessions.exchange(code)
+    .then(
+      ({ token }) => {
+        keepToken(page.storageKey, token);
+        open(root, page, run);
+      },
+      // A used or expired link: the API's message says so and the sign-in message how to get a new one.
+      (error) => signIn(root, page, false, errorText(error)),
+    );
+}
+
+/** Runs the page with the tab's session, or shows the sign-in message without one. */
+function open(root: HTMLElement, page: Page, run: (shell: Shell) => Promise<void>): void {
+  const token = storedToken(page.storageKey);
   if (!token) return signIn(root, page, false);
   const session = client(token);
   const shell: Shell = {
