@@ -45,7 +45,7 @@ describe('partnerkit demo sign-in links', () => {
     expect(dashboardCode).toMatch(TOKEN('pkc'));
     expect(portalCode).toMatch(TOKEN('pkc'));
     const from = lines.indexOf(`session token   ${session} (expires 2026-03-11T15:00:00.000Z)`);
-    expect(lines.slice(from, from + 8)).toEqual([
+    expect(lines.slice(from, from + 9)).toEqual([
       `session token   ${session} (expires 2026-03-11T15:00:00.000Z)`,
       `dashboard       http://127.0.0.1:3000/dashboard#code=${dashboardCode}`,
       'partner         1',
@@ -56,7 +56,7 @@ describe('partnerkit demo sign-in links', () => {
       'Pass --base-url <its public address> for another address.',
       '',
     ]);
-    expect(lines[from + 8]).toBe('Try:');
+    expect(lines[from + 9]).toBe('Try:');
 
     const withBase = await runJson(['demo', '--days', '3', '--clicks', '500', '--base-url', 'https://partners.example.com/'], cliEnv(tempDataDir(), { PARTNERKIT_NOW: NOW }));
     expect(withBase).toMatchObject({

@@ -20,7 +20,7 @@ describe('commission review and payouts from the CLI', () => {
       id: 1, name: 'Jane', email: 'jane@example.com', payoutMethod: null, payoutEmail: null, status: 'active',
     });
     expect(await runJson(['partner', 'update', '--partner', '1', '--payout-method', 'paypal', '--payout-email', 'Jane.Pay@example.com'], env)).toEqual({
-      id: 1, name: 'Jane', email: 'jane@example.com', payoutMethod: 'paypal', payoutEmail: 'jane.pay@example.com',
+      id: 1, name: 'Jane', email: 'jane@example.com', payoutMethod: 'paypal', payoutEmail: 'jane.pay@example.com', status: 'active',
     });
     const { refCode } = await runJson(['partner', 'enroll', '--program', '1', '--partner', '1'], env);
     const { click_id: clickId } = await runJson(['click', 'record', '--ref', refCode], env);

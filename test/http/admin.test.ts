@@ -213,6 +213,7 @@ describe('service endpoints', () => {
     'POST /api/payout-batches/{batchId}/mark-paid': { params: ['batchId'] },
     'GET /api/payout-batches/{batchId}/export': { params: ['batchId'], query: ['format', 'currency'] },
     'GET /api/programs/{programId}/export': { params: ['programId'], query: ['table', 'format', 'dateFrom', 'dateTo', 'includeTest'] },
+    'GET /api/programs/{programId}/partners': { params: ['programId'] },
     'POST /api/admin/partners/{partnerId}/sessions': { params: ['partnerId'], body: true },
     'GET /api/me': {},
     'DELETE /api/session': { noContent: true },
