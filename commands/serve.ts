@@ -1,14 +1,23 @@
-import { Flags } from '@oclif/core';
+import { Errors, Flags } from '@oclif/core';
 import type { LogLevel } from 'fastify';
 import { clockFromEnv } from '../src/clock.js';
 import { redactedUrl } from '../src/config.js';
 import { PartnerkitCommand } from '../src/cli/base.js';
+import { settableFromEnv } from '../src/cli/configuration.js';
 import { nextCommand } from '../src/cli/next-command.js';
 import { SERVE_DEFAULTS } from '../src/cli/sessions.js';
 import { DEFAULT_EDGE, DEFAULT_RATE_LIMIT } from '../src/app.js';
 import { DEFAULT_CONNECTION_TIMEOUTS } from '../src/http/connections.js';
 import { LOG_LEVELS, readableLines } from '../src/http/request-log.js';
 import { startServer, startupHint } from '../src/server.js';
+
+const portFlag = Flags.integer({
+  description: 'port to listen on (0 picks a free one); without the flag and PARTNERKIT_PORT, the PORT variable (as a PaaS sets it)',
+  default: async () => portFromEnv(process.env.PORT),
+  defaultHelp: SERVE_DEFAULTS.port,
+  min: 0,
+  max: 65535,
+});
 
 export default class Serve extends PartnerkitCommand {
   static override description = 'Start the HTTP server on the data dir (runs until SIGINT/SIGTERM, then drains requests and closes the database)';
@@ -19,8 +28,9 @@ export default class Serve extends PartnerkitCommand {
     '<%= config.bin %> serve --log-level warn',
     '<%= config.bin %> serve --trust-proxy --click-rate-limit 120 --click-dedup-minutes 30',
   ];
-  static override flags = {
-    port: Flags.integer({ description: 'port to listen on (0 picks a free one)', default: SERVE_DEFAULTS.port, min: 0, max: 65535 }),
+  // Each flag also from its environment variable, PARTNERKIT_ and its name (docs/operations.md#configuration).
+  static override flags = settableFromEnv({
+    port: portFlag,
     host: Flags.string({ description: 'address to listen on', default: SERVE_DEFAULTS.host }),
     'rate-limit': Flags.integer({ description: 'requests per window per API key on the tracking API', default: DEFAULT_RATE_LIMIT.max, min: 1 }),
     'rate-window': Flags.integer({ description: 'rate-limit window in seconds', default: DEFAULT_RATE_LIMIT.windowSeconds, min: 1 }),
@@ -38,7 +48,7 @@ export default class Serve extends PartnerkitCommand {
     'click-rate-limit': Flags.integer({ description: 'click requests per window per client address (without an API key)', default: DEFAULT_EDGE.clicks.rateLimit.max, min: 1 }),
     'click-rate-window': Flags.integer({ description: 'click rate-limit window in seconds', default: DEFAULT_EDGE.clicks.rateLimit.windowSeconds, min: 1 }),
     'trust-proxy': Flags.boolean({ description: 'take the client address from X-Forwarded-For (only behind a proxy that sets it)', default: false }),
-  };
+  });
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve);
@@ -78,4 +88,12 @@ export default class Serve extends PartnerkitCommand {
     });
     this.logToStderr('stopped');
   }
+}
+
+/** The port a platform assigns through PORT; serve's default without it. */
+function portFromEnv(port: string | undefined): number {
+  if (port === undefined || port === '') return SERVE_DEFAULTS.port;
+  const parsed = Number(port);
+  if (!/^\d+$/.test(port) || parsed > 65535) throw new Errors.CLIError(`PORT=${port} is not a port number (0 to 65535)`, { exit: 2 });
+  return parsed;
 }
