@@ -19,6 +19,7 @@ export const errorCodes = {
   conflict: { status: 409, name: 'ConflictError', envelope: 'platform' },
   invalid_status: { status: 409, name: 'ConflictError', envelope: 'platform' },
   payload_too_large: { status: 413, name: 'PayloadTooLargeError', envelope: 'platform' },
+  range_not_satisfiable: { status: 416, name: 'RangeNotSatisfiableError', envelope: 'platform' },
   unsupported_currency: { status: 422, name: 'UnprocessableEntityError', envelope: 'platform' },
   refund_exceeds_sale: { status: 422, name: 'UnprocessableEntityError', envelope: 'platform' },
   rate_limited: { status: 429, name: 'RateLimitError', envelope: 'typed' },

@@ -79,3 +79,31 @@ describe('serve: configuration from the environment (docs/operations.md#configur
     expect({ code, stdout: server.stdout() }, server.stderr()).toEqual({ code: 0, stdout: '' });
   });
 });
+
+describe('serve: the root, missing files and their log lines (docs/operations.md#the-pages-root)', () => {
+  test('/, an unknown route, a dotfile and a bad Range each answer in the envelope and have their request line; nothing is logged as an error', async () => {
+    const server = await startServe(tempDataDir());
+    const asset = /\/assets\/[^"]+\.js/.exec(await (await fetch(`${server.url}/dashboard`)).text())![0];
+    const answers = [];
+    for (const [path, headers] of [['/', {}], ['/nowhere', {}], ['/assets/.env', {}], [asset, { range: 'bytes=99999999-' }]] as const) {
+      const response = await fetch(`${server.url}${path}`, { headers, redirect: 'manual' });
+      answers.push([path, response.status, response.status === 302 ? response.headers.get('location') : (await response.json()).error.code]);
+    }
+    expect(answers).toEqual([
+      ['/', 302, '/dashboard'],
+      ['/nowhere', 404, 'not_found'],
+      ['/assets/.env', 404, 'not_found'],
+      [asset, 416, 'range_not_satisfiable'],
+    ]);
+    const lines = () => server.stdout().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    await until(() => lines().filter((line) => line.msg === 'request').length === 5);
+    expect(lines().map(({ level, msg, route, status }) => ({ level, msg, route, status }))).toEqual([
+      { level: 'info', msg: expect.stringMatching(/^Server listening/), route: undefined, status: undefined },
+      { level: 'info', msg: 'request', route: '/dashboard', status: 200 },
+      { level: 'info', msg: 'request', route: '/', status: 302 },
+      { level: 'info', msg: 'request', route: null, status: 404 },
+      { level: 'info', msg: 'request', route: null, status: 404 },
+      { level: 'info', msg: 'request', route: '/assets/*', status: 416 },
+    ]);
+  });
+});
