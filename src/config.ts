@@ -28,21 +28,29 @@ export function dataDir(flag?: string, env: NodeJS.ProcessEnv = process.env, dat
 }
 
 /**
- * Creates the data dir (mode 0700) and its admin token (0600) on first use; returns the token.
- * It also makes every file this process creates from now on the owner's alone: DuckDB creates its
- * database, WAL and temporary files itself, whenever it needs them, with the process umask
- * (docs/behaviour.md §1.2). Every process that opens a data dir comes through here first.
+ * Creates the data dir (mode 0700) and its admin token (0600, `adminToken` when given, as a restore
+ * gives it) on first use; returns the token. Every process that opens a data dir comes through here first.
  */
-export function ensureDataDir(dir: DataDir): string {
+export function ensureDataDir(dir: DataDir, adminToken?: string): string {
+  makeDataDir(dir);
+  if (!existsSync(dir.adminTokenFile)) {
+    writeFileSync(dir.adminTokenFile, `${adminToken ?? randomToken('pka_', 32)}\n`, { mode: 0o600, flag: 'wx' });
+  }
+  return readAdminToken(dir)!;
+}
+
+/**
+ * Creates the data dir (mode 0700) unless it exists, and checks that it can be written, else a
+ * DataDirError naming the reason. It also makes every file this process creates from now on the
+ * owner's alone: DuckDB creates its database, WAL and temporary files itself, whenever it needs
+ * them, with the process umask (docs/behaviour.md §1.2).
+ */
+export function makeDataDir(dir: DataDir): void {
   process.umask(0o077);
   try {
     makeDir(dir.root);
     // DuckDB writes its WAL beside the database: a dir it cannot write fails here, not inside DuckDB.
     accessSync(dir.root, constants.W_OK);
-    if (!existsSync(dir.adminTokenFile)) {
-      writeFileSync(dir.adminTokenFile, `${randomToken('pka_', 32)}\n`, { mode: 0o600, flag: 'wx' });
-    }
-    return readAdminToken(dir)!;
   } catch (error) {
     const reason = UNUSABLE[(error as NodeJS.ErrnoException).code ?? ''];
     if (!reason) throw error;

@@ -25,6 +25,7 @@ export const errorCodes = {
   rate_limited: { status: 429, name: 'RateLimitError', envelope: 'typed' },
   headers_too_large: { status: 431, name: 'RequestHeaderFieldsTooLargeError', envelope: 'platform' },
   internal_error: { status: 500, name: 'InternalServerError', envelope: 'platform' },
+  not_implemented: { status: 501, name: 'NotImplementedError', envelope: 'platform' },
   service_unavailable: { status: 503, name: 'ServiceUnavailableError', envelope: 'platform' },
 } as const satisfies Record<string, { status: number; name: string; envelope: Envelope }>;
 

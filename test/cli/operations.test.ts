@@ -1,9 +1,9 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { DuckDBStore } from '../../src/store/duckdb-store.js';
-import { cliEnv, runCli, startServe, tempDataDir, until } from '../helpers/cli.js';
+import { cliEnv, runCli, runJson, startServe, tempDataDir, until } from '../helpers/cli.js';
 
 // Runs against dist/: `npm run build` first.
 
@@ -105,5 +105,102 @@ describe('serve: the root, missing files and their log lines (docs/operations.md
       { level: 'info', msg: 'request', route: null, status: 404 },
       { level: 'info', msg: 'request', route: '/assets/*', status: 416 },
     ]);
+  });
+});
+
+describe('backup and restore of a DuckDB data dir (docs/operations.md#backup-and-restore)', () => {
+  /** These tests are about the DuckDB file: they run on DuckDB whatever the test engine; one clock for every command. */
+  const env = (dataDir: string) => cliEnv(dataDir, { PARTNERKIT_DATABASE_URL: '', PARTNERKIT_NOW: '2026-03-10T15:00:00.000Z' });
+
+  /** What a data dir answers: reports, lists and exports, each as the CLI prints it with --json (exports as their files). */
+  async function answers(dataDir: string, url?: string): Promise<unknown[]> {
+    const where = url ? ['--url', url] : [];
+    const found: unknown[] = [];
+    for (const args of [
+      ['program', 'list'],
+      ['key', 'list', '--program', '1'],
+      ['report', 'performance', '1', '--period', 'all'],
+      ['report', 'partners', '1', '--period', 'all'],
+      ['commission', 'list', '--program', '1'],
+      ['payout', 'preview', '--program', '1'],
+      ['payout', 'list', '--program', '1'],
+      ['webhook', 'events', '--program', '1'],
+    ]) {
+      found.push(await runJson([...args, ...where], env(dataDir)));
+    }
+    for (const table of ['clicks', 'sales', 'commissions']) {
+      const file = join(tempDataDir(), `${table}.csv`);
+      await runJson(['export', '1', '--table', table, '--out', file, ...where], env(dataDir));
+      found.push(readFileSync(file, 'utf8'));
+    }
+    return found;
+  }
+
+  /** Every entry of a data dir with its permission bits. */
+  const modes = (root: string) => [`. ${(statSync(root).mode & 0o777).toString(8)}`, ...readdirSync(root).sort().map((f) => `${f} ${(statSync(join(root, f)).mode & 0o777).toString(8)}`)];
+
+  test('with no server: the restored data dir answers every report, list and export as the original, with its admin token and modes', async () => {
+    const original = tempDataDir();
+    await runJson(['demo', '--days', '20', '--clicks', '2000'], env(original));
+    const file = join(tempDataDir(), 'demo.backup');
+    expect(await runJson(['backup', '--out', file], env(original))).toEqual({ file, bytes: statSync(file).size });
+    const restored = join(tempDataDir(), 'restored');
+    expect(await runJson(['restore', '--from', file, '--data-dir', restored], env(original))).toEqual({ dataDir: restored, takenAt: '2026-03-10T15:00:00.000Z' });
+    expect(modes(restored)).toEqual(['. 700', 'admin-token 600', 'partnerkit.duckdb 600']);
+    expect(readFileSync(join(restored, 'admin-token'), 'utf8')).toBe(readFileSync(join(original, 'admin-token'), 'utf8'));
+    const before = await answers(original);
+    expect((before[2] as { metrics: { totalSales: number } }).metrics.totalSales).toBeGreaterThan(0);
+    expect(await answers(restored)).toEqual(before);
+  }, 120_000);
+
+  test('through a running server: the snapshot as it was when taken, writes after it not in it', async () => {
+    const original = tempDataDir();
+    await runJson(['demo', '--days', '20', '--clicks', '2000'], env(original));
+    const server = await startServe(original, [], { PARTNERKIT_DATABASE_URL: '', PARTNERKIT_NOW: '2026-03-10T15:00:00.000Z' });
+    const before = await answers(original, server.url);
+    const file = join(tempDataDir(), 'live.backup');
+    await runJson(['backup', '--out', file], env(original));
+    await runJson(['program', 'create', '--name', 'After the backup'], env(original));
+    expect(await server.stop()).toBe(0);
+    const restored = join(tempDataDir(), 'restored');
+    await runJson(['restore', '--from', file, '--data-dir', restored], env(original));
+    expect(await answers(restored)).toEqual(before);
+    expect((await runJson(['program', 'list'], env(original))).length).toBe(2);
+  }, 120_000);
+
+  test('restore refuses a data dir that is not empty, and a file that is not a backup, changing nothing', async () => {
+    const dataDir = tempDataDir();
+    await runJson(['program', 'create', '--name', 'Acme'], env(dataDir));
+    const file = join(tempDataDir(), 'acme.backup');
+    await runJson(['backup', '--out', file], env(dataDir));
+    const target = tempDataDir();
+    writeFileSync(join(target, 'notes.txt'), 'mine');
+    expect(await runCli(['restore', '--from', file, '--data-dir', target], env(dataDir))).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `Error: The data dir ${target} is not empty: restore fills a new data dir (name one with --data-dir)\n`,
+    });
+    expect(readdirSync(target)).toEqual(['notes.txt']);
+    const empty = join(tempDataDir(), 'new');
+    const notBackup = await runCli(['restore', '--from', join(target, 'notes.txt'), '--data-dir', empty, '--json'], env(dataDir));
+    expect(notBackup.code).toBe(2);
+    expect(JSON.parse(notBackup.stdout).error).toMatchObject({ code: 'not_a_backup', message: expect.stringMatching(new RegExp(`^${join(target, 'notes.txt')} is not a partnerkit backup`)) });
+    expect(readdirSync(empty)).toEqual([]);
+  }, 60_000);
+
+  test.each([
+    ['backup', ['backup', '--out', 'x.backup']],
+    ['restore', ['restore', '--from', 'x.backup', '--data-dir', 'new']],
+  ])('%s on PostgreSQL: refused, pointing to pg_dump and pg_restore', async (_, args) => {
+    const result = await runCli([...args, '--database-url', 'postgres://partnerkit@127.0.0.1:9/partnerkit', '--json'], cliEnv(tempDataDir()));
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stdout)).toEqual({
+      error: {
+        code: 'unsupported_engine',
+        message: 'The data is in PostgreSQL, not in the data dir: back it up with pg_dump (pg_dump -Fc -f partnerkit.dump "$PARTNERKIT_DATABASE_URL") and restore it with pg_restore',
+        status: null,
+        details: null,
+      },
+    });
   });
 });

@@ -13,7 +13,8 @@ import { partnerLinks } from '../../domain/links.js';
 import * as provisioning from '../../domain/provisioning.js';
 import { listWebhookEvents, setWebhookSecret } from '../../domain/stripe/admin.js';
 import type { CommissionRule } from '../../store/programs.js';
-import { adminAuth } from '../auth.js';
+import { adminAuth, bearerToken } from '../auth.js';
+import { backupFile } from '../../domain/backup.js';
 
 function ruleFrom(input: CommissionInput, fallbackPercent?: number): CommissionRule | undefined {
   if (input.commissionFlatCents !== undefined) return { type: 'flat', value: input.commissionFlatCents };
@@ -54,6 +55,14 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       (request) => provisioning.updateProgram(deps, request.params.programId, { ...request.body, commission: ruleFrom(request.body) }),
+    );
+
+    // GET /api/admin/backup
+    app.get(
+      '/backup',
+      { schema: { ...common, summary: 'A consistent snapshot of the DuckDB data dir, as a file partnerkit restore fills a new data dir from' } },
+      async (request, reply) =>
+        reply.header('cache-control', 'no-store').type('application/octet-stream').send(await backupFile(deps, bearerToken(request)!)),
     );
 
     // GET /api/admin/programs
