@@ -211,7 +211,7 @@ export class DuckDBStore implements StoreEngine {
     private readonly writer: ConnectionSql,
     readers: ConnectionSql[],
     /** The database file (':memory:' for none). */
-    private readonly path: string,
+    readonly path: string,
   ) {
     this.idle = readers;
   }
@@ -315,7 +315,6 @@ export class DuckDBStore implements StoreEngine {
    */
   async snapshot(target: string): Promise<void> {
     this.assertOpen();
-    if (this.path === ':memory:') throw new Error('an in-memory database has no file to copy');
     await this.writes.run(async () => {
       await this.writer.run('CHECKPOINT');
       await copyFile(this.path, target);

@@ -151,7 +151,7 @@ describe('backup and restore of a DuckDB data dir (docs/operations.md#backup-and
     const before = await answers(original);
     expect((before[2] as { metrics: { totalSales: number } }).metrics.totalSales).toBeGreaterThan(0);
     expect(await answers(restored)).toEqual(before);
-  }, 120_000);
+  }, 300_000);
 
   test('through a running server: the snapshot as it was when taken, writes after it not in it', async () => {
     const original = tempDataDir();
@@ -166,7 +166,7 @@ describe('backup and restore of a DuckDB data dir (docs/operations.md#backup-and
     await runJson(['restore', '--from', file, '--data-dir', restored], env(original));
     expect(await answers(restored)).toEqual(before);
     expect((await runJson(['program', 'list'], env(original))).length).toBe(2);
-  }, 120_000);
+  }, 300_000);
 
   test('restore refuses a data dir that is not empty, and a file that is not a backup, changing nothing', async () => {
     const dataDir = tempDataDir();
