@@ -43,6 +43,7 @@ export async function writeBackup(store: Store, path: string, extras: BackupExtr
     await connection.run(`INSERT INTO ${BACKUP_TABLE} VALUES ('admin_token', $1), ('taken_at', $2)`, [extras.adminToken, extras.takenAt]);
     await connection.run('CHECKPOINT');
   });
+  await rm(`${path}.wal`, { force: true });
 }
 
 /**

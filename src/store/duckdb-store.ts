@@ -311,13 +311,18 @@ export class DuckDBStore implements StoreEngine {
   /**
    * A consistent copy of the database file at `target` (docs/operations.md#backup-and-restore): in
    * the writer's queue, so no transaction commits meanwhile, a CHECKPOINT moves the WAL into the
-   * file, which is then copied as it is. Reads go on; writes wait for the copy.
+   * file, which is then copied as it is. Reads go on; writes wait for the copy. Should DuckDB have
+   * left a WAL, it is copied beside (`target`.wal): the two are the same state, which opening the
+   * copy replays.
    */
   async snapshot(target: string): Promise<void> {
     this.assertOpen();
     await this.writes.run(async () => {
       await this.writer.run('CHECKPOINT');
       await copyFile(this.path, target);
+      await copyFile(`${this.path}.wal`, `${target}.wal`).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
     });
   }
 
