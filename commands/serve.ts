@@ -4,6 +4,7 @@ import { clockFromEnv } from '../src/clock.js';
 import { redactedUrl } from '../src/config.js';
 import { PartnerkitCommand } from '../src/cli/base.js';
 import { USAGE_EXIT } from '../src/cli/errors.js';
+import { settableFromEnv } from '../src/cli/configuration.js';
 import { nextCommand } from '../src/cli/next-command.js';
 import { SERVE_DEFAULTS } from '../src/cli/sessions.js';
 import { DEFAULT_EDGE, DEFAULT_RATE_LIMIT } from '../src/app.js';
@@ -11,6 +12,14 @@ import { DEFAULT_CONNECTION_TIMEOUTS } from '../src/http/connections.js';
 import { LOG_LEVELS, readableLines } from '../src/http/request-log.js';
 import { SHUTDOWN_TIMEOUT_SECONDS, startServer, startupHint } from '../src/server.js';
 import { parseTrustProxy, type TrustProxy } from '../src/http/trust-proxy.js';
+
+const portFlag = Flags.integer({
+  description: 'port to listen on (0 picks a free one); without the flag and PARTNERKIT_PORT, the PORT variable (as a PaaS sets it)',
+  default: async () => portFromEnv(process.env.PORT),
+  defaultHelp: SERVE_DEFAULTS.port,
+  min: 0,
+  max: 65535,
+});
 
 export default class Serve extends PartnerkitCommand {
   static override description =
@@ -23,8 +32,9 @@ export default class Serve extends PartnerkitCommand {
     '<%= config.bin %> serve --trust-proxy --click-rate-limit 120 --click-dedup-minutes 30',
     '<%= config.bin %> serve --trust-proxy 10.0.0.0/8,127.0.0.1',
   ];
-  static override flags = {
-    port: Flags.integer({ description: 'port to listen on (0 picks a free one)', default: SERVE_DEFAULTS.port, min: 0, max: 65535 }),
+  // Each flag also from its environment variable, PARTNERKIT_ and its name (docs/operations.md#configuration).
+  static override flags = settableFromEnv({
+    port: portFlag,
     host: Flags.string({ description: 'address to listen on', default: SERVE_DEFAULTS.host }),
     'rate-limit': Flags.integer({ description: 'requests per window per API key on the tracking API', default: DEFAULT_RATE_LIMIT.max, min: 1 }),
     'rate-window': Flags.integer({ description: 'rate-limit window in seconds', default: DEFAULT_RATE_LIMIT.windowSeconds, min: 1 }),
@@ -61,7 +71,7 @@ export default class Serve extends PartnerkitCommand {
       default: SHUTDOWN_TIMEOUT_SECONDS,
       min: 0,
     }),
-  };
+  });
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve, bareTrustProxy(this.argv));
@@ -110,4 +120,12 @@ export default class Serve extends PartnerkitCommand {
  */
 function bareTrustProxy(argv: string[]): string[] {
   return argv.map((arg, i) => (arg === '--trust-proxy' && (i === argv.length - 1 || argv[i + 1].startsWith('-')) ? '--trust-proxy=true' : arg));
+}
+
+/** The port a platform assigns through PORT; serve's default without it. */
+function portFromEnv(port: string | undefined): number {
+  if (port === undefined || port === '') return SERVE_DEFAULTS.port;
+  const parsed = Number(port);
+  if (!/^\d+$/.test(port) || parsed > 65535) throw new Errors.CLIError(`PORT=${port} is not a port number (0 to 65535)`, { exit: 2 });
+  return parsed;
 }

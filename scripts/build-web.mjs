@@ -1,7 +1,7 @@
 // Builds the pages (docs/architecture.md §16): src/web/pages/<page>.ts bundled by esbuild into
 // <out>/assets/<page>-<hash>.js and .css (content-hashed, so they are cached as immutable), and
 // <out>/<page>.html naming them (served with no-store). Run by `npm run build`; out defaults to dist/web.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -35,3 +35,5 @@ for (const page of PAGES) {
     .replace('{{js}}', asset(js));
   writeFileSync(join(out, `${page}.html`), html);
 }
+// What browsers ask for at /favicon.ico (docs/operations.md#the-pages-root).
+copyFileSync(join(root, 'src/web/pages/favicon.ico'), join(out, 'favicon.ico'));

@@ -20,12 +20,14 @@ export const errorCodes = {
   conflict: { status: 409, name: 'ConflictError', envelope: 'platform' },
   invalid_status: { status: 409, name: 'ConflictError', envelope: 'platform' },
   payload_too_large: { status: 413, name: 'PayloadTooLargeError', envelope: 'platform' },
+  range_not_satisfiable: { status: 416, name: 'RangeNotSatisfiableError', envelope: 'platform' },
   unsupported_currency: { status: 422, name: 'UnprocessableEntityError', envelope: 'platform' },
   refund_exceeds_sale: { status: 422, name: 'UnprocessableEntityError', envelope: 'platform' },
   amount_too_large: { status: 422, name: 'UnprocessableEntityError', envelope: 'platform' },
   rate_limited: { status: 429, name: 'RateLimitError', envelope: 'typed' },
   headers_too_large: { status: 431, name: 'RequestHeaderFieldsTooLargeError', envelope: 'platform' },
   internal_error: { status: 500, name: 'InternalServerError', envelope: 'platform' },
+  not_implemented: { status: 501, name: 'NotImplementedError', envelope: 'platform' },
   service_unavailable: { status: 503, name: 'ServiceUnavailableError', envelope: 'platform' },
 } as const satisfies Record<string, { status: number; name: string; envelope: Envelope }>;
 

@@ -24,12 +24,18 @@ export async function openDataDirStore(dir: DataDir, adminTokenHash: string): Pr
         'data_dir_locked',
         server
           ? `The data dir ${dir.root} is held by a running partnerkit server at ${server.url} (pid ${server.pid}).`
-          : `The data dir ${dir.root} is locked by another process: ${(error as Error).message}`,
+          : `The data dir ${dir.root} is locked by another process${heldBy((error as Error).message)}: only one process at a time can open its database`,
       );
     }
     throw error;
   }
 }
+
+/** ` (pid N)` from DuckDB's lock error, which names the process holding the file. */
+const heldBy = (message: string) => {
+  const pid = /PID (\d+)/.exec(message)?.[1];
+  return pid ? ` (pid ${pid})` : '';
+};
 
 async function openPostgres(url: string, adminTokenHash: string): Promise<Store> {
   let store: Store;

@@ -1,8 +1,9 @@
 import { rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { AppDeps, EdgeSettings } from './app.js';
 import type { Clock } from './clock.js';
-import { runningServer, type DataDir, type Discovery } from './config.js';
+import { listenError, runningServer, type DataDir, type Discovery } from './config.js';
 import { removeLeftoverExports } from './domain/exports.js';
 import { listPrograms } from './domain/provisioning.js';
 import { openLocalApp, type LocalApp } from './local.js';
@@ -35,6 +36,7 @@ export type RunningServer = LocalApp & { url: string; stop(): Promise<void> };
  * export among them), checkpoints and closes the database, removes the file (docs/exports.md#shutdown).
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  await checkPort(options.host, options.port);
   const local = await openLocalApp(options.dir, options.clock, {
     rateLimit: options.rateLimit,
     log: options.log,
@@ -48,7 +50,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     address = await local.app.listen({ host: options.host, port: options.port });
   } catch (error) {
     await local.close();
-    throw error;
+    throw listenError(error, options.host, options.port);
   }
   const url = address.replace('[::1]', 'localhost');
   const discovery: Discovery = { url, pid: process.pid, startedAt: options.clock.now().toISOString() };
@@ -73,7 +75,23 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   };
 }
 
-/** What to tell an operator on start: the next command when the data dir has no program yet. */
+/**
+ * Listens on the port and lets it go at once, so a port in use fails start-up before the data dir
+ * is created or its database opened (docs/operations.md#start-up-errors).
+ */
+async function checkPort(host: string, port: number): Promise<void> {
+  const probe = createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen({ host, port, exclusive: true }, resolve);
+    });
+  } catch (error) {
+    throw listenError(error, host, port);
+  }
+  await new Promise((resolve) => probe.close(resolve));
+}
+
 /** What to do next, with `command` rendering a CLI command line that reaches this server's data dir. */
 export async function startupHint(server: RunningServer, command: (args: string[]) => string): Promise<string> {
   const programs = await listPrograms(server.deps);

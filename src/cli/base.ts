@@ -87,6 +87,12 @@ export abstract class PartnerkitCommand extends Command {
     if (failure.code === 'invalid_usage') {
       this.error(`${failure.message}\nSee more help with ${this.config.bin} ${this.id?.replaceAll(':', ' ')} --help`, { exit: USAGE_EXIT });
     }
+    // The setup is wrong (the data dir, the database, the port): one line however long, so a log
+    // collector keeps it whole (docs/operations.md#start-up-errors).
+    if (failure.exit === USAGE_EXIT) {
+      this.logToStderr(`Error: ${failure.message}`);
+      this.exit(USAGE_EXIT);
+    }
     this.error(failure.message, { exit: failure.exit });
   }
 }

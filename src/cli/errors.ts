@@ -1,6 +1,6 @@
 import { stripVTControlCharacters } from 'node:util';
 import { Errors } from '@oclif/core';
-import { DataDirError } from '../config.js';
+import { DataDirError, ListenError } from '../config.js';
 import { AppError } from '../errors.js';
 import { PartnerkitError } from '../sdk/errors.js';
 import { NetworkError } from '../sdk/transport.js';
@@ -31,7 +31,7 @@ export function describeFailure(error: unknown): CliFailure {
   // The domain's own error, from a command that ran it in-process: reported as the API answers it.
   if (error instanceof AppError) return { code: error.code, message: error.message, status: error.status, details: error.details, exit: 1 };
   if (error instanceof NetworkError) return own('network_error', error.message, 1);
-  if (error instanceof DataDirError) return own(error.code, error.message, USAGE_EXIT);
+  if (error instanceof DataDirError || error instanceof ListenError) return own(error.code, error.message, USAGE_EXIT);
   if (error instanceof Errors.CLIError) {
     // oclif's parser raises its errors with exit 2; a command's own this.error() names its exit and code.
     const exit = error.oclif.exit ?? USAGE_EXIT;

@@ -28,6 +28,11 @@ export function toAppError(error: unknown): AppError {
   if (code === 'ECONNRESET') return invalidRequest([{ field: 'body', message: 'the connection closed before the body arrived' }]);
   // Raised by the router before any route runs: bad percent-encoding, a path segment over 100 characters.
   if (code === 'FST_ERR_BAD_URL' || code === 'FST_ERR_MAX_PARAM_LENGTH') return invalidRequest([{ field: 'url', message: message! }]);
+  // Raised by @fastify/static for the pages' assets (docs/operations.md#the-pages-root): a Range
+  // outside the file, and a path it refuses to read (as if the file were not there).
+  if (statusCode === 416) return new AppError('range_not_satisfiable', 'The Range header asks for bytes outside the file');
+  if (statusCode === 403 || statusCode === 404) return new AppError('not_found', 'No such file');
+  if (statusCode === 400) return invalidRequest([{ field: 'url', message: 'not the path of a file' }]);
   // Raised by Node's HTTP parser and connection checks, before Fastify sees a request (docs/behaviour.md §7.3).
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new AppError('request_timeout', 'The request did not arrive in time; the connection is closed');
   if (code === 'HPE_HEADER_OVERFLOW') return new AppError('headers_too_large', 'The request headers are larger than 16 KiB');

@@ -330,6 +330,14 @@ export class PartnerkitClient {
     },
   };
   /** A program's data as files (a member's session token or the admin token). */
+  /**
+   * GET /api/admin/backup (the admin token): a consistent snapshot of a DuckDB data dir, handed to
+   * `sink` as it arrives (docs/operations.md#backup-and-restore).
+   */
+  async backup(sink: NonNullable<ApiRequest['sink']>): Promise<void> {
+    await this.send({ method: 'GET', path: '/api/admin/backup', sink });
+  }
+
   readonly exports = {
     /**
      * GET /api/programs/:programId/export: one table as CSV, JSON or Parquet. The file is handed

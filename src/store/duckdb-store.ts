@@ -8,6 +8,7 @@ import type {
   DuckDBType,
   DuckDBValue,
 } from '@duckdb/node-api';
+import { copyFile } from 'node:fs/promises';
 import { epochDay } from '../days.js';
 import { DayParam, ListParam, type Columns, type ColumnType, type IdAllocator, type Param, type Params, type Row, type Sql, type StatementObserver, type StoreEngine } from './db.js';
 import { SerialQueue } from './serial-queue.js';
@@ -209,6 +210,8 @@ export class DuckDBStore implements StoreEngine {
     private readonly instance: DuckDBInstance,
     private readonly writer: ConnectionSql,
     readers: ConnectionSql[],
+    /** The database file (':memory:' for none). */
+    readonly path: string,
   ) {
     this.idle = readers;
   }
@@ -223,7 +226,7 @@ export class DuckDBStore implements StoreEngine {
       await migrate(writer, options.migrations ?? defaultMigrations);
       const readers: ConnectionSql[] = [];
       for (let i = 0; i < (options.readers ?? 4); i++) readers.push(new ConnectionSql(await instance.connect()));
-      return new DuckDBStore(instance, writer, readers);
+      return new DuckDBStore(instance, writer, readers, path);
     } catch (error) {
       instance.closeSync();
       throw error;
@@ -303,6 +306,24 @@ export class DuckDBStore implements StoreEngine {
       if (poll) clearInterval(poll);
       connection.closeSync();
     }
+  }
+
+  /**
+   * A consistent copy of the database file at `target` (docs/operations.md#backup-and-restore): in
+   * the writer's queue, so no transaction commits meanwhile, a CHECKPOINT moves the WAL into the
+   * file, which is then copied as it is. Reads go on; writes wait for the copy. Should DuckDB have
+   * left a WAL, it is copied beside (`target`.wal): the two are the same state, which opening the
+   * copy replays.
+   */
+  async snapshot(target: string): Promise<void> {
+    this.assertOpen();
+    await this.writes.run(async () => {
+      await this.writer.run('CHECKPOINT');
+      await copyFile(this.path, target);
+      await copyFile(`${this.path}.wal`, `${target}.wal`).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
+    });
   }
 
   /** Waits for queued transactions, then checkpoints and closes the instance. */

@@ -49,9 +49,13 @@ export type ServeProcess = {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 };
 
-/** `partnerkit serve --port 0` on the data dir; resolves once its discovery file names its URL. Killed when the test finishes. */
+/**
+ * `partnerkit serve --port 0` on the data dir (without --port when the environment names a port);
+ * resolves once its discovery file names its URL. Killed when the test finishes.
+ */
 export async function startServe(dataDir: string, extraArgs: string[] = [], extraEnv: Record<string, string> = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...extraArgs], { env: cliEnv(dataDir, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+  const port = 'PORT' in extraEnv || 'PARTNERKIT_PORT' in extraEnv ? [] : ['--port', '0'];
+  const child = spawn(process.execPath, [BIN, 'serve', ...port, ...extraArgs], { env: cliEnv(dataDir, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   let stdout = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));

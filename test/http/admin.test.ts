@@ -173,7 +173,8 @@ describe('service endpoints', () => {
   });
 
   // What each route takes besides its JSON 200 body (or its 204 without one); a route missing here fails the test below.
-  const REQUESTS: Record<string, { params?: string[]; query?: string[]; body?: true; noContent?: true }> = {
+  const REQUESTS: Record<string, { params?: string[]; query?: string[]; body?: true; noContent?: true; file?: string }> = {
+    'GET /api/admin/backup': { file: 'application/octet-stream' },
     'POST /api/v1/track/click': { body: true },
     'POST /api/v1/track/lead': { body: true },
     'POST /api/v1/track/sale': { body: true },
@@ -241,7 +242,7 @@ describe('service endpoints', () => {
       if (expected.noContent) {
         expect(Object.keys(operation.responses).filter((status) => status.startsWith('2')), `${route}: 204 only`).toEqual(['204']);
       } else {
-        const ok = operation.responses['200']?.content?.['application/json']?.schema;
+        const ok = operation.responses['200']?.content?.[expected.file ?? 'application/json']?.schema;
         expect(ok?.type ?? ok?.anyOf ?? ok?.oneOf, `${route}: 200 body schema`).toBeDefined();
       }
       const named = (where: string) => (operation.parameters ?? []).filter((p) => p.in === where);

@@ -58,6 +58,11 @@ const ROUTES: AuthenticatedRoute[] = [
     invalidRequest: () => ({ url: `${ADMIN}/programs`, payload: programFields({ name: '' }) }),
   },
   {
+    // The test stores have no file to copy (in memory, or PostgreSQL): 501, past the authorization.
+    method: 'GET', route: `${ADMIN}/backup`, guard: 'admin', accepted: 501,
+    prepareRequest: async () => ({ url: `${ADMIN}/backup` }),
+  },
+  {
     method: 'GET', route: `${ADMIN}/programs`, guard: 'admin', accepted: 200,
     prepareRequest: async () => ({ url: `${ADMIN}/programs` }),
   },

@@ -66,3 +66,49 @@ describe('the pages', () => {
     expect([page.statusCode, page.body]).toEqual([503, `The pages are not built: run npm run build (no ${join(dir, 'missing', 'dashboard.html')}).\n`]);
   });
 });
+
+describe('the root, the icon and missing assets (docs/operations.md#the-pages-root)', () => {
+  /** An app with the pages and its request log, as `serve` has them. */
+  async function withLog() {
+    const lines: Array<Record<string, unknown>> = [];
+    const t = await buildTestApp({ pages: dir, log: { level: 'info', stream: { write: (line) => lines.push(JSON.parse(line)) } } });
+    return { t, lines };
+  }
+
+  test('GET / redirects to the dashboard; /favicon.ico is the icon, cached a day', async () => {
+    const { t } = await withLog();
+    const root = await t.app.inject({ method: 'GET', url: '/' });
+    expect([root.statusCode, root.headers.location]).toEqual([302, '/dashboard']);
+    const icon = await t.app.inject({ method: 'GET', url: '/favicon.ico' });
+    expect([icon.statusCode, icon.headers['content-type'], icon.headers['cache-control']]).toEqual([200, 'image/x-icon', 'public, max-age=86400']);
+    expect(icon.rawPayload.equals(readFileSync(join(dir, 'favicon.ico')))).toBe(true);
+    expect(icon.rawPayload.subarray(0, 4).toString('hex')).toBe('00000100');
+  });
+
+  test.each(['/assets/.env', '/assets/.git/config', '/assets/nope.js'])('%s: 404 in the platform envelope, logged as a request, not as an error', async (url) => {
+    const { t, lines } = await withLog();
+    const response = await t.app.inject({ method: 'GET', url });
+    expect([response.statusCode, response.json()]).toEqual([
+      404,
+      { data: null, error: { status: 404, name: 'NotFoundError', message: `No route for GET ${url}`, details: null, code: 'not_found' } },
+    ]);
+    expect(lines.map((line) => [line.level, line.msg])).toEqual([['info', 'request']]);
+  });
+
+  test('a Range outside the file: 416 in the platform envelope, no error logged; a path with a NUL byte: 400', async () => {
+    const { t, lines } = await withLog();
+    const [asset] = readdirSync(join(dir, 'assets'));
+    for (const range of ['bytes=99999999-', 'bytes=5-2']) {
+      const response = await t.app.inject({ method: 'GET', url: `/assets/${asset}`, headers: { range } });
+      expect([response.statusCode, response.json()]).toEqual([
+        416,
+        { data: null, error: { status: 416, name: 'RangeNotSatisfiableError', message: 'The Range header asks for bytes outside the file', details: null, code: 'range_not_satisfiable' } },
+      ]);
+    }
+    const partial = await t.app.inject({ method: 'GET', url: `/assets/${asset}`, headers: { range: 'bytes=0-9' } });
+    expect([partial.statusCode, partial.body]).toEqual([206, readFileSync(join(dir, 'assets', asset)).subarray(0, 10).toString()]);
+    const nul = await t.app.inject({ method: 'GET', url: '/assets/a%00b' });
+    expect([nul.statusCode, nul.json().error.code]).toEqual([400, 'invalid_request']);
+    expect(lines.map((line) => [line.level, line.msg])).toEqual(Array(4).fill(['info', 'request']));
+  });
+});

@@ -14,7 +14,10 @@ import * as provisioning from '../../domain/provisioning.js';
 import { revokeSessions } from '../../domain/sessions.js';
 import { listWebhookEvents, setWebhookSecret } from '../../domain/stripe/admin.js';
 import type { CommissionRule } from '../../store/programs.js';
-import { adminAuth } from '../auth.js';
+import { adminAuth, bearerToken } from '../auth.js';
+import { backupFile } from '../../domain/backup.js';
+
+const backupFileSchema = z.string().describe('a DuckDB database file: the snapshot, and a partnerkit_backup table with the admin token (docs/operations.md#backup-and-restore)');
 
 function ruleFrom(input: CommissionInput, fallbackPercent?: number): CommissionRule | undefined {
   if (input.commissionFlatCents !== undefined) return { type: 'flat', value: input.commissionFlatCents };
@@ -55,6 +58,21 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       (request) => provisioning.updateProgram(deps, request.params.programId, { ...request.body, commission: ruleFrom(request.body) }),
+    );
+
+    // GET /api/admin/backup
+    app.get(
+      '/backup',
+      {
+        schema: {
+          ...common,
+          summary: 'A consistent snapshot of the DuckDB data dir, as a file partnerkit restore fills a new data dir from',
+          response: { ...responses(backupFileSchema), 200: { content: { 'application/octet-stream': { schema: backupFileSchema } } } },
+        },
+      },
+      async (request, reply) =>
+        // Streamed as it is, never serialized: the schema only documents it.
+        reply.header('cache-control', 'no-store').type('application/octet-stream').send((await backupFile(deps, bearerToken(request)!)) as never),
     );
 
     // GET /api/admin/programs

@@ -14,7 +14,7 @@ export const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /**
- * /dashboard and /portal (HTML, never cached: it names the assets of the current build) and
+ * / (a redirect to /dashboard), /favicon.ico, /dashboard and /portal (HTML, never cached: it names the assets of the current build) and
  * /assets/* (content-hashed names, so cached for a year as immutable). @fastify/static is loaded
  * here, when `serve` asks for the pages, not by every CLI command (docs/architecture.md §15).
  */
@@ -33,14 +33,22 @@ export function pageRoutes(dir: string): FastifyPluginAsync {
           .send(html),
       );
     }
+    // GET /: the dashboard, the page an operator opening the server's address is after.
+    app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/dashboard', 302));
     if (!built) return;
+    const favicon = readFileSync(join(dir, 'favicon.ico'));
+    // GET /favicon.ico: what browsers ask every site for.
+    app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) =>
+      reply.headers({ 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff' }).type('image/x-icon').send(favicon),
+    );
     const fastifyStatic = createRequire(import.meta.url)('@fastify/static') as typeof import('@fastify/static').default;
     await app.register(fastifyStatic, {
       root: join(dir, 'assets'),
       prefix: '/assets/',
       index: false,
       list: false,
-      dotfiles: 'deny',
+      // A dotfile is a file like any other that is not there: 404, where 'deny' answers with an error (500).
+      dotfiles: 'ignore',
       cacheControl: true,
       immutable: true,
       maxAge: '365d',
