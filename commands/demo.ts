@@ -3,7 +3,7 @@ import { DEMO_DEFAULTS, DEMO_LIMITS } from '../src/api/constants.js';
 import type { DemoOptions, DemoPhase, DemoProgress, DemoResult } from '../src/api/index.js';
 import { PartnerkitCommand } from '../src/cli/base.js';
 import { nextCommand } from '../src/cli/next-command.js';
-import { formatCount, renderObject } from '../src/cli/output.js';
+import { formatCount, formatWhen, renderObject } from '../src/cli/output.js';
 import { baseUrlFlag, signInLink } from '../src/cli/sessions.js';
 import { clockFromEnv } from '../src/clock.js';
 import { runningServer, type DataDir } from '../src/config.js';
@@ -58,16 +58,17 @@ export default class Demo extends PartnerkitCommand {
     this.log(`Loaded ${result.name} in ${seconds.toFixed(1)} s: ${formatCount(c.clicks)} clicks, ${formatCount(c.leads)} leads, ` +
       `${formatCount(c.conversions)} conversions, ${formatCount(c.sales)} sales (${formatCount(c.renewals)} renewals), ` +
       `${c.partners} partners, ${result.from.slice(0, 10)} – ${result.to.slice(0, 10)}.\n`);
+    const now = clockFromEnv().now();
     this.log(renderObject({
       'program id': result.programId,
       'live API key': result.apiKey,
       'test API key': result.testApiKey,
       member: result.memberEmail,
-      'session token': `${result.sessionToken} (expires ${result.sessionExpiresAt})`,
+      'session token': `${result.sessionToken} (expires ${formatWhen(result.sessionExpiresAt, now)})`,
       dashboard: result.dashboardUrl,
       partner: result.partnerId,
       'partner portal': result.portalUrl,
-      'links work': `once, until ${result.signInCodesExpireAt}`,
+      'links work': `once, until ${formatWhen(result.signInCodesExpireAt, now)}`,
     }));
     if (dashboard.note) this.log(`\n${dashboard.note}`);
     const report = ['report', 'performance', String(result.programId)];

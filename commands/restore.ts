@@ -2,6 +2,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Flags } from '@oclif/core';
 import { PartnerkitCommand } from '../src/cli/base.js';
+import { formatWhen } from '../src/cli/output.js';
+import { clockFromEnv } from '../src/clock.js';
 import { ensureDataDir, makeDataDir } from '../src/config.js';
 
 export default class Restore extends PartnerkitCommand {
@@ -32,7 +34,7 @@ export default class Restore extends PartnerkitCommand {
       throw error;
     }
     ensureDataDir(dir, extras.adminToken);
-    this.log(`Restored ${from} (taken ${extras.takenAt}) into ${dir.root}`);
+    this.log(`Restored ${from} (taken ${formatWhen(extras.takenAt, clockFromEnv().now())}) into ${dir.root}`);
     return { dataDir: dir.root, takenAt: extras.takenAt };
   }
 }

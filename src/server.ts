@@ -96,5 +96,5 @@ async function checkPort(host: string, port: number): Promise<void> {
 export async function startupHint(server: RunningServer, command: (args: string[]) => string): Promise<string> {
   const programs = await listPrograms(server.deps);
   if (programs.length > 0) return `${programs.length} program(s) on this data dir. Try: ${command(['program', 'list'])}`;
-  return `No programs yet. Create one in another terminal:\n  ${command(['program', 'create', '--name', 'My program'])}`;
+  return `No programs yet. Create one in another terminal:\n  ${command(['program', 'create', '--name', 'My program', '--landing-url', 'https://example.com/'])}`;
 }

@@ -37,7 +37,8 @@ export default class PayoutPreview extends PartnerkitCommand {
           { header: 'reason', value: (w) => WAIT_REASONS[w.reason] },
         ],
         preview.waiting,
-        { empty: 'No balance waits.' },
+        // Pending commissions are no balance yet: say so, so "nothing waits" does not read as "nothing is owed".
+        { empty: 'No approved balance waits (pending commissions count once approved).' },
       ),
     );
     return preview;

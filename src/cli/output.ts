@@ -1,5 +1,6 @@
 import Table from 'cli-table3';
 import type { CommissionTerms } from '../api/index.js';
+import { clockFromEnv } from '../clock.js';
 import { centsText } from '../money.js';
 
 const COUNT = new Intl.NumberFormat('en-US');
@@ -107,11 +108,17 @@ export function truncateMiddle(text: string, max: number): string {
   return `${text.slice(0, head)}…${text.slice(text.length - (max - 1 - head))}`;
 }
 
-/** Key/value lines for one object. */
-export function renderObject(value: Record<string, unknown>): string {
+/** An instant as the API writes it (`2026-11-26T14:05:00.000Z`): what {@link renderObject} shows with formatWhen. */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/**
+ * Key/value lines for one object; instants in the terminal's time zone, short, as tables show them
+ * (`now`: the command's clock, which decides whether the year is shown).
+ */
+export function renderObject(value: Record<string, unknown>, now: Date = clockFromEnv().now()): string {
   const width = Math.max(...Object.keys(value).map((k) => k.length));
   return Object.entries(value)
-    .map(([k, v]) => `${k.padEnd(width)}  ${formatCell(v)}`)
+    .map(([k, v]) => `${k.padEnd(width)}  ${typeof v === 'string' && ISO_INSTANT.test(v) ? formatWhen(v, now) : formatCell(v)}`)
     .join('\n');
 }
 

@@ -42,7 +42,7 @@ const dayColumns: Column<PerformanceDay>[] = [
 ];
 
 const DAY_NOTES = ['¹ Partners who joined the program that day (new enrollments).'];
-const TOTAL_NOTES = ["³ Revenue per conversion (a customer's first purchase), not per sale."];
+const TOTAL_NOTES = ["² Revenue per conversion (a customer's first purchase), not per sale."];
 
 type TotalRow = { metric: string; value: string; trend?: Trend };
 
@@ -59,7 +59,7 @@ export function renderPerformance(programId: number, report: PerformanceReport, 
     { metric: 'Commission', value: money(m.totalPartnersCommission), trend: m.commissionTrend },
     { metric: 'Refunded', value: money(m.totalRefunded), trend: m.refundedTrend },
     { metric: 'Conversion rate', value: `${m.conversionRate.toFixed(2)}%` },
-    { metric: 'Average order value³', value: money(m.averageOrderValue) },
+    { metric: 'Average order value²', value: money(m.averageOrderValue) },
   ];
   return [
     `Program ${programId} performance, ${meta.period}: ${span(meta.dateFrom, meta.dateTo, now)}`,

@@ -48,10 +48,11 @@ describe('next-step hints reach the same data dir and server when pasted', () =>
     const server = await startServe(dir, ['--data-dir', dir]);
     await until(() => server.stderr().includes('Create one in another terminal'));
     const hint = server.stderr().split('\n').find((line) => line.includes('program create'))!.trim();
-    expect(hint).toBe(`npx partnerkit program create --name 'My program' --data-dir ${dir}`);
+    expect(hint).toBe(`npx partnerkit program create --name 'My program' --landing-url https://example.com/ --data-dir ${dir}`);
     const created = await paste(`${hint} --json`, tempDataDir());
     expect(created.code).toBe(0);
-    expect(JSON.parse(created.stdout)).toMatchObject({ id: 1, name: 'My program' });
+    // The landing URL is in the hint so the partner links of the program it makes redirect.
+    expect(JSON.parse(created.stdout)).toMatchObject({ id: 1, name: 'My program', landingUrl: 'https://example.com/' });
     expect(server.stdout()).toContain('/api/admin/programs');
   }, CLI_TIMEOUT);
 });

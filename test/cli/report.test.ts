@@ -195,10 +195,10 @@ describe('partnerkit report performance', () => {
     expect(cellsOf(lines[2])).toEqual(['Date', 'Clicks', 'Leads', 'Conversions', 'Revenue', 'Partners¹', 'Commission']);
     const afterDays = lines.indexOf('Totals');
     expect(lines[afterDays - 1]).toBe('¹ Partners who joined the program that day (new enrollments).');
-    expect(lines.at(-1)).toBe("³ Revenue per conversion (a customer's first purchase), not per sale.");
+    expect(lines.at(-1)).toBe("² Revenue per conversion (a customer's first purchase), not per sale.");
     const metrics = lines.slice(afterDays + 3, afterDays + 13).map((l) => cellsOf(l)[0]);
     expect(metrics).toEqual([
-      'Clicks', 'Leads (status lead)', 'Conversions', 'Revenue', 'Partners joined¹', 'Sales (paid)', 'Commission', 'Refunded', 'Conversion rate', 'Average order value³',
+      'Clicks', 'Leads (status lead)', 'Conversions', 'Revenue', 'Partners joined¹', 'Sales (paid)', 'Commission', 'Refunded', 'Conversion rate', 'Average order value²',
     ]);
     const now = totals(events, '2026-03-04', '2026-03-10');
     const arrows = { up: '▲', down: '▼', stable: '■' } as const;

@@ -24,7 +24,7 @@ async function exchange(server: string, code: string): Promise<string> {
 describe('sign-in links from the CLI', () => {
   test("in-process: partner login and session create print links on serve's default address with a note; --base-url replaces it", async () => {
     const dataDir = tempDataDir();
-    const env = cliEnv(dataDir, { PARTNERKIT_NOW: NOW });
+    const env = cliEnv(dataDir, { PARTNERKIT_NOW: NOW, TZ: 'UTC' });
     await provision(env);
 
     const login = await runJson(['partner', 'login', '--partner', '1', '--ttl-hours', '48'], env);
@@ -37,8 +37,8 @@ describe('sign-in links from the CLI', () => {
     const token = /token\s+(pkp_\S+)/.exec(printed.stdout)![1];
     const code = /#code=(pkc_\S+)/.exec(printed.stdout)![1];
     expect(printed.stdout).toBe(
-      `partnerId      1\ntoken          ${token}\nexpiresAt      2026-03-11T15:00:00.000Z\nportalUrl      http://127.0.0.1:3000/portal#code=${code}\n` +
-        `linkExpiresAt  2026-03-10T15:15:00.000Z\n\n${note(dataDir)}\n`,
+      `partnerId      1\ntoken          ${token}\nexpiresAt      Mar 11 15:00\nportalUrl      http://127.0.0.1:3000/portal#code=${code}\n` +
+        `linkExpiresAt  Mar 10 15:15\n\n${note(dataDir)}\n`,
     );
 
     const session = await runJson(['session', 'create', '--email', 'ann@example.com', '--base-url', 'https://partners.example.com/'], env);

@@ -142,7 +142,7 @@ describe('empty lists say so and what to do next', () => {
       [['payout', 'list', '--program', '1', '--status', 'paid'], 'No paid payouts.'],
       [['commission', 'list', '--program', '1'], 'No commissions yet in program 1: a sale attributed to a partner earns one.'],
       [['commission', 'list', '--program', '1', '--status', 'approved'], 'No commissions match.'],
-      [['payout', 'preview', '--program', '1'], 'Due now\nNothing is due: no approved commission waits to be paid.\nWaiting\nNo balance waits.'],
+      [['payout', 'preview', '--program', '1'], 'Due now\nNothing is due: no approved commission waits to be paid.\nWaiting\nNo approved balance waits (pending commissions count once approved).'],
       [['webhook', 'events', '--program', '1'], 'No Stripe events received by program 1 yet: point a Stripe webhook endpoint at /api/v1/webhooks/stripe/1 and set its secret with webhook secret.'],
       [['report', 'partners', '1'], `Program 1 partners, 7d: 2026-03-04 – 2026-03-10 (UTC days), by revenue\nNo partners in program 1 yet. Enroll one with: npx partnerkit partner enroll --program 1 --partner ID --data-dir ${dataDir}`],
     ];
