@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PartnerkitClient } from '../../src/sdk/client.js';
+import type { PortalCommissions, PortalMe, PortalPerformance } from '../../src/api/portal.js';
 import type { PerformanceReport } from '../../src/api/reports.js';
 import { BIN, cliEnv, runJson } from '../helpers/cli.js';
 
@@ -327,20 +328,20 @@ describe('the partner portal', () => {
       expect(page.url()).toBe(`${url}/portal?period=30d`);
       expect(await page.locator('.program h2').allTextContents()).toEqual(['Manual program']);
       expect(await page.locator('.who').textContent()).toBe(`${XSS} (xss@example.com)`);
-      const api = async (path: string) => (await fetch(`${url}/api/portal${path}`, { headers: { authorization: `Bearer ${token}` } })).json();
-      const me = await api('/me');
+      const api = async <T>(path: string) => (await fetch(`${url}/api/portal${path}`, { headers: { authorization: `Bearer ${token}` } })).json() as Promise<T>;
+      const me = await api<PortalMe>('/me');
       expect(await page.locator('.link code').first().textContent()).toBe(me.programs[0].link);
       await page.getByRole('button', { name: 'Copy partner link' }).click();
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(me.programs[0].link);
 
-      const performance = await api(`/programs/${manual.id}/performance?period=30d`);
+      const performance = await api<PortalPerformance>(`/programs/${manual.id}/performance?period=30d`);
       const totals = performance.data.totals;
       expect(await page.$$eval('.kpi', (cards) => cards.map((c) => c.querySelector('.value')!.textContent))).toEqual([
         count(totals.clicks), count(totals.leads), count(totals.conversions), count(totals.sales), usd(totals.revenue), usd(totals.commission),
       ]);
       expect(totals).toMatchObject({ clicks: 1, conversions: 1, sales: 1, revenue: 49.99 });
       // Its one commission only: Alice's two are not there.
-      const commissions = await api(`/programs/${manual.id}/commissions`);
+      const commissions = await api<PortalCommissions>(`/programs/${manual.id}/commissions`);
       expect(commissions.data).toHaveLength(1);
       expect(await page.$$eval('.commissions tbody tr', (rows) => rows.map((r) => r.querySelector('td')!.textContent))).toEqual([String(commissions.data[0].id)]);
       expect(await page.locator('.payouts tbody tr').count()).toBe(0);

@@ -47,7 +47,7 @@ describe('partnerkit export', { timeout: 180_000 }, () => {
 
     const stdout = await runCli(['export', '1', '--table', 'clicks', '--include-test', '--out', '-'], env, dir);
     expect(stdout.code).toBe(0);
-    expect(parse(stdout.stdout, { columns: true }).map((r: { is_test: string }) => r.is_test)).toEqual(['false', 'true']);
+    expect(parse<{ is_test: string }>(stdout.stdout, { columns: true }).map((r) => r.is_test)).toEqual(['false', 'true']);
 
     const parquet = await runJson(['export', '1', '--table', 'customers', '--format', 'parquet', '--out', join(dir, 'c.parquet')], env);
     expect(parquet).toMatchObject({ format: 'parquet', rows: 1 });

@@ -87,7 +87,7 @@ describe('serve: the root, missing files and their log lines (docs/operations.md
     const answers = [];
     for (const [path, headers] of [['/', {}], ['/nowhere', {}], ['/assets/.env', {}], [asset, { range: 'bytes=99999999-' }]] as const) {
       const response = await fetch(`${server.url}${path}`, { headers, redirect: 'manual' });
-      answers.push([path, response.status, response.status === 302 ? response.headers.get('location') : (await response.json()).error.code]);
+      answers.push([path, response.status, response.status === 302 ? response.headers.get('location') : ((await response.json()) as { error: { code: string } }).error.code]);
     }
     expect(answers).toEqual([
       ['/', 302, '/dashboard'],

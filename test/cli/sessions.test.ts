@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import type { PortalMe } from '../../src/api/index.js';
 import { cliEnv, runCli, runJson, startServe, tempDataDir } from '../helpers/cli.js';
 
 // Runs against dist/: `npm run build` first. Each test starts several CLI processes.
@@ -74,7 +75,7 @@ describe('sign-in links from the CLI', () => {
     expect(portalUrl).toMatch(new RegExp(`^${server.url}/portal#code=pkc_[\\w-]{43}$`));
     const partnerToken = await exchange(server.url, new URL(portalUrl).hash.slice('#code='.length));
     const portal = await fetch(`${server.url}/api/portal/me`, { headers: { authorization: `Bearer ${partnerToken}` } });
-    expect((await portal.json()).partner).toEqual({ id: 1, name: 'Jane', email: 'jane@example.com' });
+    expect(((await portal.json()) as PortalMe).partner).toEqual({ id: 1, name: 'Jane', email: 'jane@example.com' });
 
     const { dashboardUrl, token } = await runJson(['session', 'create', '--email', 'ann@example.com'], env);
     expect(dashboardUrl).toMatch(new RegExp(`^${server.url}/dashboard#code=pkc_[\\w-]{43}$`));

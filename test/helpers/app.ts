@@ -49,7 +49,7 @@ export type TestApp = Factories & {
   deps: AppDeps;
   clock: TestClock;
   store: Store;
-  admin<T = any>(method: 'GET' | 'POST', url: string, payload?: unknown): Promise<T>;
+  admin<T = any>(method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown): Promise<T>;
   post(url: string, payload: unknown, apiKey?: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   count(table: string, where?: string): Promise<number>;
 };
@@ -110,7 +110,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const app = await buildApp(deps);
   onTestFinished(() => app.close());
 
-  const admin = async (method: 'GET' | 'POST', url: string, payload?: unknown) => {
+  const admin = async (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: unknown) => {
     const response = await app.inject({ method, url: `/api/admin${url}`, payload: payload as object, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     if (response.statusCode !== 200) throw new Error(`${method} ${url} → ${response.statusCode} ${response.body}`);
     return response.json();

@@ -19,7 +19,8 @@ type Method = 'GET' | 'POST' | 'PATCH';
 
 async function call(t: TestApp, method: Method, url: string, payload?: object, token = ADMIN_TOKEN) {
   const response = await t.app.inject({ method, url, payload, headers: { authorization: `Bearer ${token}` } });
-  return { status: response.statusCode, body: response.headers['content-type']?.startsWith('text/csv') ? response.body : response.json(), headers: response.headers };
+  const type = response.headers['content-type'];
+  return { status: response.statusCode, body: typeof type === 'string' && type.startsWith('text/csv') ? response.body : response.json(), headers: response.headers };
 }
 
 /** The answer's body, failing the test unless it is 200. */
@@ -70,7 +71,7 @@ async function clawback(t: TestApp, program: ProgramFixture, saleId: number, amo
     const now = t.clock.now();
     const row: CommissionRow = {
       id, program_id: program.id, sale_id: saleId, partner_program_id: program.partnerProgramId, amount_cents: amountCents, currency,
-      status: 'approved', hold_until: now, created_at: now, type: 'clawback', payout_id: null, paid_at: null, reason: null,
+      status: 'approved', hold_until: now, created_at: now, type: 'clawback', payout_id: null, paid_at: null, reason: null, percent_bp: null,
     };
     await insertCommissions(sql, [row]);
     return id;

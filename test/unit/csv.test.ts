@@ -22,7 +22,7 @@ describe('CSV cells a spreadsheet would run', () => {
   test('payout files: a negative amount is written as a number, names are neutralised', () => {
     const payouts = FORMULAS.map((name, i) => ({
       payout: { id: i + 1, batch_id: 1, program_id: 1, partner_id: i + 1, currency: 'USD', amount_cents: -1050n, status: 'processing' as const, created_at: new Date(0), paid_at: null, commission_ids: [1] },
-      partner: { id: i + 1, name, email: `p${i}@example.com`, created_at: new Date(0), payout_method: null, payout_email: `p${i}@example.com` },
+      partner: { id: i + 1, name, email: `p${i}@example.com`, created_at: new Date(0), payout_method: null, payout_email: `p${i}@example.com`, status: 'active' as const },
     }));
     const csv = parse(exportFile('csv', payouts).file) as string[][];
     expect(csv.slice(1).map((r) => [r[1], r[5]])).toEqual(neutral.map((name) => [name, '-10.50']));

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { demoHistory, historyStart, type DemoFrame, type DemoOptions, type DemoSources } from '../../src/domain/demo-history.js';
+import type { DemoOptions } from '../../src/api/index.js';
+import { demoHistory, historyStart, type DemoFrame, type DemoSources } from '../../src/domain/demo-history.js';
 import type { BulkRows } from '../../src/store/demo-loader.js';
 
 const DAY_MS = 86_400_000;

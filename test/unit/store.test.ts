@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { AppError } from '../../src/errors.js';
 import type { Columns } from '../../src/store/db.js';
-import { DuckDBStore } from '../../src/store/duckdb-store.js';
+import { DuckDBStore, type StoreOptions } from '../../src/store/duckdb-store.js';
 import { migrations } from '../../src/store/migrations/index.js';
 
 /** A database file in a fresh directory, removed when the test finishes. */
@@ -15,7 +15,7 @@ function tempFile() {
 }
 
 /** A store closed when the test finishes, also when it fails before its own close (a second close does nothing). */
-async function openStore(path: string, options?: Parameters<typeof Store.open>[1]): Promise<Store> {
+async function openStore(path: string, options?: StoreOptions): Promise<DuckDBStore> {
   const store = await DuckDBStore.open(path, options);
   onTestFinished(() => store.close());
   return store;
@@ -177,7 +177,7 @@ describe('appending rows', () => {
     ['txn_key', 'VARCHAR'], ['program_id', 'BIGINT'], ['mode', 'VARCHAR'], ['transaction_id', 'VARCHAR'], ['sale_id', 'BIGINT'], ['created_at', 'TIMESTAMP'],
   ];
   const entry = (key: string): Ledger => ({ txn_key: key, program_id: 1, mode: 'live', transaction_id: key, sale_id: null, created_at: new Date('2026-03-01T10:00:00Z') });
-  const keys = (store: Store) => store.read((sql) => sql.all<{ txn_key: string }>('SELECT txn_key FROM sale_transactions ORDER BY txn_key')).then((rows) => rows.map((r) => r.txn_key));
+  const keys = (store: DuckDBStore) => store.read((sql) => sql.all<{ txn_key: string }>('SELECT txn_key FROM sale_transactions ORDER BY txn_key')).then((rows) => rows.map((r) => r.txn_key));
 
   test('appended rows commit with their transaction, values as given (NULL, BIGINT, TIMESTAMP)', async () => {
     const store = await openStore(tempFile());
