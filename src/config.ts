@@ -46,7 +46,7 @@ export function ensureDataDir(dir: DataDir, adminToken?: string): string {
  * Creates the data dir (mode 0700) unless it exists, and checks that it can be written, else a
  * DataDirError naming the reason. It also makes every file this process creates from now on the
  * owner's alone: DuckDB creates its database, WAL and temporary files itself, whenever it needs
- * them, with the process umask (docs/behaviour.md §1.2).
+ * them, with the process umask (docs/behaviour.md#12-data-dir).
  */
 export function makeDataDir(dir: DataDir): void {
   process.umask(0o077);

@@ -83,7 +83,7 @@ export function invalidRequest(issues: Array<{ field: string; message: string }>
 
 /**
  * 429 rate_limited in the typed envelope, `retry_after_seconds` at least 1; the error handler adds
- * Retry-After (docs/behaviour.md §8). Made without a stack trace: under a flood it is made
+ * Retry-After (docs/behaviour.md#8-rate-limits). Made without a stack trace: under a flood it is made
  * thousands of times a second (capturing the stack was 5 % of the server's time) and nothing reads it.
  */
 export function rateLimited(reason: string, ttlMs: number): AppError {

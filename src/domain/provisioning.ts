@@ -297,7 +297,7 @@ export async function createSession({ store, clock }: Deps, email: string, ttlHo
   });
 }
 
-/** POST /api/admin/partners/:partnerId/sessions: a partner portal session and a sign-in code (docs/behaviour.md §15.3). */
+/** POST /api/admin/partners/:partnerId/sessions: a partner portal session and a sign-in code (docs/behaviour.md#153-partner-sessions). */
 export async function createPartnerSession({ store, clock }: Deps, partnerId: number, ttlHours: number) {
   return store.transaction(async (sql) => {
     requireActive(await requirePartner(sql, partnerId), 'sign in');

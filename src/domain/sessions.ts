@@ -36,7 +36,7 @@ export async function sessionPartner({ store, clock }: Deps, token: string): Pro
 
 /** Stores a new session of `holder` ending at `expiresAt`, by its token's hash; answers the token, shown once. */
 async function openSession(sql: Sql, holder: Holder, now: Date, expiresAt: Date): Promise<string> {
-  // Each kind of session has a table and a token prefix of its own (docs/behaviour.md §15.10).
+  // Each kind of session has a table and a token prefix of its own (docs/behaviour.md#1510-choices).
   const token = randomToken('userId' in holder ? 'pks_' : 'pkp_', 32);
   const row = { token_hash: sha256(token), created_at: now, expires_at: expiresAt };
   if ('userId' in holder) await members.insertSession(sql, { ...row, user_id: holder.userId });

@@ -195,7 +195,7 @@ test('a partner deactivated through one instance: that one refuses its link at o
   });
   expect(patched.status).toBe(200);
   expect(await click(two.apis[0])).toBe(404);
-  // The other instance follows without a restart (docs/architecture.md §18.4), then never records one again.
+  // The other instance follows without a restart (docs/architecture.md#184-what-a-process-may-remember), then never records one again.
   const statuses: number[] = [];
   await (async () => {
     while (statuses.at(-1) !== 404) statuses.push(await click(two.apis[1]));
