@@ -94,12 +94,12 @@ export default class Serve extends PartnerkitCommand {
       },
       shutdownTimeoutSeconds: flags['shutdown-timeout'],
     });
-    const database = dir.databaseUrl ? `, PostgreSQL ${redactedUrl(dir.databaseUrl)}` : '';
-    this.logToStderr(`partnerkit listening on ${server.url} (data dir ${dir.root}${database})`);
-    // Other commands find this server through the data dir, so the hint names the dir, not the URL.
-    this.logToStderr(await startupHint(server, (args) => nextCommand(this.config.root, args, { 'data-dir': flags['data-dir'] })));
-    await new Promise<void>((resolve) => {
+    // The signals are handled from the moment the server is up (its discovery file written), not
+    // after the start-up hint's query: a SIGTERM in between would end the process without a shutdown.
+    let stopping = false;
+    const stopped = new Promise<void>((resolve) => {
       const stop = (signal: string) => {
+        stopping = true;
         this.logToStderr(`${signal}: letting requests finish (at most ${flags['shutdown-timeout']} s), then closing the database…`);
         server.stop().then(resolve, (error) => {
           this.logToStderr(`shutdown failed: ${(error as Error).message}`);
@@ -110,6 +110,16 @@ export default class Serve extends PartnerkitCommand {
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
+    const database = dir.databaseUrl ? `, PostgreSQL ${redactedUrl(dir.databaseUrl)}` : '';
+    this.logToStderr(`partnerkit listening on ${server.url} (data dir ${dir.root}${database})`);
+    // Other commands find this server through the data dir, so the hint names the dir, not the URL.
+    // A stop during the hint's query closes the database under it: then there is no hint to give.
+    const hint = await startupHint(server, (args) => nextCommand(this.config.root, args, { 'data-dir': flags['data-dir'] })).catch((error: unknown) => {
+      if (stopping) return undefined;
+      throw error;
+    });
+    if (hint !== undefined) this.logToStderr(hint);
+    await stopped;
     this.logToStderr('stopped');
   }
 }
