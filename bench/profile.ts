@@ -1,7 +1,8 @@
 import { join } from 'node:path';
-import { buildApp, DEFAULT_EDGE } from '../src/app.js';
+import { buildApp } from '../src/app.js';
 import { systemClock } from '../src/clock.js';
 import { sha256 } from '../src/domain/secrets.js';
+import { DEFAULT_EDGE } from '../src/http/deps.js';
 import { DuckDBStore } from '../src/store/duckdb-store.js';
 import { clickRequests } from './clicks.js';
 import { load, tempDir } from './lib.js';

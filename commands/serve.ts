@@ -7,7 +7,7 @@ import { USAGE_EXIT } from '../src/cli/errors.js';
 import { settableFromEnv } from '../src/cli/configuration.js';
 import { nextCommand } from '../src/cli/next-command.js';
 import { SERVE_DEFAULTS } from '../src/cli/sessions.js';
-import { DEFAULT_EDGE, DEFAULT_RATE_LIMIT } from '../src/app.js';
+import { DEFAULT_EDGE, DEFAULT_RATE_LIMIT } from '../src/http/deps.js';
 import { DEFAULT_CONNECTION_TIMEOUTS } from '../src/http/connections.js';
 import { LOG_LEVELS, readableLines } from '../src/http/request-log.js';
 import { SHUTDOWN_TIMEOUT_SECONDS, startServer, startupHint } from '../src/server.js';

@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps, EdgeSettings, RouteModule } from './app.js';
+import type { RouteModule } from './app.js';
 import type { Clock } from './clock.js';
 import { DataDirError, ensureDataDir, redactedUrl, runningServer, type DataDir } from './config.js';
 import { claimAdminToken } from './domain/admin-token.js';
 import { sha256 } from './domain/secrets.js';
+import { DEFAULT_EDGE, DEFAULT_RATE_LIMIT, type AppDeps, type EdgeSettings } from './http/deps.js';
 import { isNdjson, readNdjson, responseBody, type Transport } from './sdk/transport.js';
 import type { Store } from './store/db.js';
 import { openStore } from './store/open.js';
@@ -81,7 +82,7 @@ export type LocalDeps = { deps: AppDeps; adminToken: string };
 export async function openLocalDeps(dir: DataDir, clock: Clock, options: LocalOptions = {}): Promise<LocalDeps> {
   const adminToken = ensureDataDir(dir);
   const adminTokenHash = sha256(adminToken);
-  const [store, { DEFAULT_EDGE, DEFAULT_RATE_LIMIT }] = await Promise.all([openDataDirStore(dir, adminTokenHash), import('./app.js')]);
+  const [store] = await Promise.all([openDataDirStore(dir, adminTokenHash), import('./app.js')]);
   const deps: AppDeps = {
     store,
     clock,

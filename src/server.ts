@@ -1,10 +1,10 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import type { AppDeps, EdgeSettings } from './app.js';
 import type { Clock } from './clock.js';
 import { listenError, runningServer, type DataDir, type Discovery } from './config.js';
 import { removeLeftoverExports } from './domain/exports.js';
+import type { AppDeps, EdgeSettings } from './http/deps.js';
 import { listPrograms } from './domain/provisioning.js';
 import { openLocalApp, type LocalApp } from './local.js';
 

@@ -1,9 +1,10 @@
 // Deno smoke test: the core (app, store, domain) on an in-memory DuckDB under Deno 2, and the server listening.
 // Run by `npm run test:deno` after the build; exits non-zero on any failure.
 import assert from 'node:assert/strict';
-import { buildApp, DEFAULT_EDGE } from '../../dist/src/app.js';
+import { buildApp } from '../../dist/src/app.js';
 import { fixedClock } from '../../dist/src/clock.js';
 import { sha256 } from '../../dist/src/domain/secrets.js';
+import { DEFAULT_EDGE } from '../../dist/src/http/deps.js';
 import { DuckDBStore } from '../../dist/src/store/duckdb-store.js';
 
 const adminToken = 'pka_deno_smoke';

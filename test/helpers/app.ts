@@ -1,8 +1,9 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { onTestFinished, vi } from 'vitest';
-import { buildApp, DEFAULT_EDGE, type AppDeps } from '../../src/app.js';
+import { buildApp } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { sha256 } from '../../src/domain/secrets.js';
+import { DEFAULT_EDGE, type AppDeps } from '../../src/http/deps.js';
 import type { Store } from '../../src/store/db.js';
 import { openStore } from '../../src/store/open.js';
 import { openTestStore } from './engine.js';

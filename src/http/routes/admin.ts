@@ -7,7 +7,7 @@ import {
   productRuleRequestSchema, productRuleSchema, programParams, programSchema, responses, retiredApiKeySchema, revokedSessionsSchema, revokeSessionsRequestSchema, sessionSchema,
   updatePartnerRequestSchema, updateProgramRequestSchema, webhookEventSchema, webhookEventsQuerySchema, webhookSecretRequestSchema, webhookSecretSchema,
 } from '../../api/index.js';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../deps.js';
 import { percentToBasisPoints } from '../../domain/commission.js';
 import { partnerLinks } from '../../domain/links.js';
 import * as provisioning from '../../domain/provisioning.js';

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { demoRequestSchema, demoResultSchema, demoStreamLineSchema, NDJSON, responses, type DemoStreamLine } from '../../api/index.js';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../deps.js';
 import { loadDemo } from '../../domain/demo.js';
 import { errorBody } from '../../errors.js';
 import { adminAuth } from '../auth.js';

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   dataExportFileName, dataExportQuerySchema, dataFileSchema, programParams, responses, EXPORT_ROWS_HEADER, type DataFormat,
 } from '../../api/index.js';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../deps.js';
 import { DEFAULT_EXPORT_LIMITS, RunningExports } from '../../domain/exports.js';
 import { authenticateEvery, sessionAuth } from '../auth.js';
 import { closeConnectionsOverLimit } from '../rate-limits.js';

@@ -5,7 +5,7 @@ import {
   payoutParams, payoutPreviewSchema, programPartnerSchema, payoutSchema, payoutsQuerySchema, programParams, rejectCommissionsRequestSchema, responses,
   EXPORTED_PAYOUTS_HEADER, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER, TOTAL_COUNT_HEADER,
 } from '../../api/index.js';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../deps.js';
 import { listCommissions, reviewCommissions } from '../../domain/commissions.js';
 import { listProgramPartners } from '../../domain/partners.js';
 import { createPayouts, exportBatch, listPayouts, markBatchPaid, previewPayouts, settlePayout, showPayout } from '../../domain/payouts.js';

@@ -3,7 +3,7 @@ import {
   performanceQuerySchema, portalCommissionsQuerySchema, portalCommissionsSchema, portalMeSchema, portalPayoutsSchema, portalPerformanceSchema,
   programParams, responses, TOTAL_COUNT_HEADER,
 } from '../../api/index.js';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../deps.js';
 import { portalCommissions, portalMe, portalPayouts, portalPerformance } from '../../domain/portal.js';
 import { authenticateEvery, partnerSessionAuth } from '../auth.js';
 

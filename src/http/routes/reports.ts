@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { partnerReportSchema, performanceQuerySchema, performanceReportSchema, programParams, responses } from '../../api/index.js';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../deps.js';
 import type { Viewer } from '../../domain/access.js';
 import { partnerReport, performanceReport } from '../../domain/performance.js';
 import { sessionAuth } from '../auth.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { trackingScriptQuerySchema } from '../../api/index.js';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../deps.js';
 import { programTrackingScript } from '../../domain/links.js';
 
 /** Whether an If-None-Match header names this ETag (a list, weak validators and `*` included). */

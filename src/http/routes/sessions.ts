@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { exchangedSessionSchema, exchangeSignInCodeRequestSchema, meSchema, noContentResponses, responses } from '../../api/index.js';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../deps.js';
 import { endSession, exchangeSignInCode, me } from '../../domain/sessions.js';
 import { requiredBearer, sessionAuth } from '../auth.js';
 

@@ -9,7 +9,7 @@ import { followPartnerLink } from '../../domain/links.js';
 import { trackRefund, type RefundOutcome } from '../../domain/track-refund.js';
 import { trackSale, type SaleOutcome } from '../../domain/track-sale.js';
 import { trackClick, trackLead, type ClickOutcome, type LeadOutcome } from '../../domain/tracking.js';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../deps.js';
 import { LINK_PAGES } from '../../web/link-pages.js';
 import { apiKeyAuth, optionalApiKeyAuth } from '../auth.js';
 import { closeConnectionsOverLimit, failedAuthentications, trackingRateLimit } from '../rate-limits.js';

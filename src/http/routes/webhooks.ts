@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { programParams, responses, stripeEventRequestSchema, webhookResultSchema } from '../../api/index.js';
-import type { AppDeps } from '../../app.js';
+import type { AppDeps } from '../deps.js';
 import { receiveStripeWebhook } from '../../domain/stripe/receive.js';
 
 /** Stripe's events are far below this; the API's usual 64 KiB would refuse large invoices. */
