@@ -5,6 +5,7 @@ import { PartnerkitCommand } from '../src/cli/base.js';
 import { formatWhen } from '../src/cli/output.js';
 import { clockFromEnv } from '../src/clock.js';
 import { ensureDataDir, makeDataDir } from '../src/config.js';
+import type { BackupExtras } from '../src/store/backup.js';
 
 export default class Restore extends PartnerkitCommand {
   static override description =
@@ -26,7 +27,7 @@ export default class Restore extends PartnerkitCommand {
     }
     // The dir is made (and checked) first, the admin token written last: a failed restore leaves an empty dir.
     makeDataDir(dir);
-    let extras;
+    let extras: BackupExtras;
     try {
       extras = await restoreBackup(from, dir.database);
     } catch (error) {

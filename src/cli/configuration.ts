@@ -1,5 +1,6 @@
 import type { Interfaces } from '@oclif/core';
 
+// biome-ignore lint/suspicious/noExplicitAny: a flag of any value type, as oclif types a command's flags.
 type AnyFlag = Interfaces.Flag<any>;
 
 /** The environment variable of a `serve` flag: `--foo-bar` is `PARTNERKIT_FOO_BAR` (docs/operations.md#configuration). */

@@ -1,5 +1,4 @@
 import { partnerLinkPath, type CommissionStatus, type PerformanceQuery, type PortalCommissions, type PortalMe, type PortalPayouts, type PortalPerformance } from '../api/index.js';
-import { AppError } from '../errors.js';
 import { listCommissions, type PageRange } from '../store/commissions.js';
 import type { Sql } from '../store/db.js';
 import * as partners from '../store/partners.js';

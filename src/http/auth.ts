@@ -27,6 +27,7 @@ export function bearerToken(request: FastifyRequest): string | undefined {
  * missing credential is 401 even when the request is bad; answers the reader of each request's result.
  */
 // Any server and type provider: the hook reads only the request.
+// biome-ignore lint/suspicious/noExplicitAny: Fastify's generic parameters, whatever the app's.
 export function authenticateEvery<T>(app: FastifyInstance<any, any, any, any, any>, authenticate: (request: FastifyRequest) => Promise<T>) {
   const results = new WeakMap<FastifyRequest, T>();
   app.addHook('onRequest', async (request) => {

@@ -195,7 +195,7 @@ describe('partnerkit demo', () => {
     const dataDir = tempDataDir();
     const env = cliEnv(dataDir);
     await runJson(['demo', '--days', '2', '--clicks', '100'], env);
-    const server = await startServe(dataDir);
+    await startServe(dataDir);
     const { link } = await runJson(['partner', 'links', '--program', '1', '--partner', '1'], env);
     const answer = await fetch(link, { redirect: 'manual' });
     expect(answer.status).toBe(302);

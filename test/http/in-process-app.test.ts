@@ -66,7 +66,7 @@ describe('the in-process app answers as the whole app', () => {
       (await Promise.all(requests(token).map(transport))).map(({ status, headers: { date: _, vary: __, ...headers }, body }) => ({ status, headers, body }));
 
     const inProcess = await openInProcessApp(dir, clock);
-    let fromInProcess;
+    let fromInProcess: Awaited<ReturnType<typeof answers>>;
     try {
       await inProcess.transport({ method: 'POST', path: '/api/admin/programs', headers: admin(inProcess.adminToken), body: { name: 'Acme' } });
       fromInProcess = await answers(inProcess.transport, inProcess.adminToken);

@@ -39,7 +39,7 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
       select('Status', [{ value: 'all', label: 'All' }, ...COMMISSION_STATUSES.map((s) => ({ value: s, label: s }))], status, (value) => {
         status = value as typeof status;
         offset = 0;
-        act(commissionStatus, loadCommissions);
+        void act(commissionStatus, loadCommissions);
       }, 'commission-status'),
       commissionStatus,
       table(
@@ -160,8 +160,8 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
 
   show(commissions, h('h2', {}, 'Commissions'), commissionStatus);
   show(payouts, h('h2', {}, 'Payouts'), payoutStatus);
-  act(commissionStatus, loadCommissions);
-  act(payoutStatus, () => loadPayouts(preview));
+  void act(commissionStatus, loadCommissions);
+  void act(payoutStatus, () => loadPayouts(preview));
 }
 
 function say(where: HTMLElement, text: string): void {
