@@ -17,13 +17,13 @@ export type AppDeps = {
   clock: Clock;
   /** SHA-256 of the instance admin token. */
   adminTokenHash: string;
-  /** Requests per window per API key on the tracking API (docs/behaviour.md §8: default 100 per second). */
+  /** Requests per window per API key on the tracking API (docs/api.md#rate-limits: default 100 per second). */
   rateLimit: RateLimit;
-  /** serve's request log (docs/behaviour.md §11.2); without one nothing is logged. */
+  /** serve's request log (docs/tracking.md#request-log); without one nothing is logged. */
   log?: RequestLog;
-  /** How long clients may take (docs/behaviour.md §11.1); the defaults when absent. */
+  /** How long clients may take (docs/tracking.md#connections-and-timeouts); the defaults when absent. */
   connections?: ConnectionTimeouts;
-  // Abuse of the public edge (docs/behaviour.md §3.4, §8):
+  // Abuse of the public edge (docs/tracking.md#unique-clicks, docs/api.md#rate-limits):
   /** Unique clicks (0 minutes: off) and the click endpoint's limit per client address. */
   clicks: { dedupMinutes: number; rateLimit: RateLimit };
   /** Requests with an unknown API key per window per client address. */
@@ -43,7 +43,7 @@ export type AppDeps = {
   openApi?: boolean;
   /**
    * The directory of the built pages (dist/web): `serve` delivers /dashboard, /portal and their
-   * assets from it (docs/behaviour.md §16.1). The CLI's in-process app has no use for them.
+   * assets from it (docs/pages.md#serving-caching-and-the-session). The CLI's in-process app has no use for them.
    */
   pages?: string;
 };
@@ -157,7 +157,7 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[] = R
     });
     await app.register(rateLimit(), { global: false, store: await rateLimitStore(deps.store) });
   }
-  // API answers hold a session's data: no browser or proxy keeps them (docs/behaviour.md §16.1).
+  // API answers hold a session's data: no browser or proxy keeps them (docs/pages.md#serving-caching-and-the-session).
   app.addHook('onSend', async (request, reply) => {
     if (request.url.startsWith('/api/') && !reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store');
   });
