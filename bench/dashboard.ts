@@ -11,7 +11,7 @@ const PAGES_DIR = resolve(import.meta.dirname, '../web');
 
 export type DashboardFigures = { load: Summary; complete: Summary; report: Summary; bundles: Record<string, { js: number; css: number }> };
 
-/** Each page's script and stylesheet, gzipped, in bytes (the budget is per page: docs/behaviour.md §16.6). */
+/** Each page's script and stylesheet, gzipped, in bytes (the budget is per page: docs/pages.md#safe-by-construction). */
 export function bundleSizes(): Record<string, { js: number; css: number }> {
   const files = readdirSync(join(PAGES_DIR, 'assets'));
   const gzipped = (page: string, ext: string) => gzipSync(readFileSync(join(PAGES_DIR, 'assets', files.find((f) => f.startsWith(`${page}-`) && f.endsWith(ext))!))).length;

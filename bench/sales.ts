@@ -23,7 +23,7 @@ export async function provision(url: string, adminToken: string, customers = CUS
   for (let i = 0; i < customers; i += 50) {
     await Promise.all(
       Array.from({ length: Math.min(50, customers - i) }, async (_, j) => {
-        // A server-side click per customer, each a visitor of its own (docs/behaviour.md §3.1, §3.4).
+        // A server-side click per customer, each a visitor of its own (docs/tracking.md#post-apiv1trackclick, docs/tracking.md#unique-clicks).
         const click = await api(url, '/api/v1/track/click', program.apiKey, { ref: enrollment.refCode, ip: visitorAddress(i + j) });
         clickIds[i + j] = click.click_id;
         await api(url, '/api/v1/track/lead', program.apiKey, { customer_key: `c${i + j}`, click_id: click.click_id });

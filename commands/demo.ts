@@ -8,7 +8,7 @@ import { baseUrlFlag, signInLink } from '../src/cli/sessions.js';
 import { clockFromEnv } from '../src/clock.js';
 import { runningServer, type DataDir } from '../src/config.js';
 
-/** What the bar says in each phase of a load (docs/behaviour.md §9.8), padded to one width so the bar stays put. */
+/** What the bar says in each phase of a load (docs/cli.md#demo-progress), padded to one width so the bar stays put. */
 const PHASE_LABELS: Record<DemoPhase, string> = { clicks: 'writing clicks', sales: 'writing leads, sales and commissions', commit: 'committing' };
 const LABEL_WIDTH = Math.max(...Object.values(PHASE_LABELS).map((label) => label.length));
 const label = (phase: DemoPhase) => PHASE_LABELS[phase].padEnd(LABEL_WIDTH);

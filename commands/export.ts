@@ -104,7 +104,7 @@ export default class Export extends PartnerkitCommand {
 
   /**
    * Without a server, this process opens the data dir and DuckDB writes the file directly. It
-   * runs as the instance admin: whoever can open the data dir can read all of it (docs/behaviour.md §14.8).
+   * runs as the instance admin: whoever can open the data dir can read all of it (docs/exports.md#what-an-export-holds).
    */
   private async exportLocally(dir: DataDir, programId: number, query: DataExportQuery, path: string, progress?: Progress): Promise<number> {
     const [{ openLocalDeps }, { exportProgramData, exportRequest }] = await Promise.all([import('../src/local.js'), import('../src/domain/exports.js')]);

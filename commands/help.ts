@@ -1,6 +1,6 @@
 import { Args, Command, loadHelpClass } from '@oclif/core';
 
-/** `partnerkit help [COMMAND]`: the help @oclif/plugin-not-found points to after a typo (docs/behaviour.md §9.9). */
+/** `partnerkit help [COMMAND]`: the help @oclif/plugin-not-found points to after a typo (docs/cli.md#command-names-help-and-shell-completion). */
 export default class HelpCommand extends Command {
   static override description = 'Show the help of partnerkit, of a topic (help webhook) or of a command (help webhook events)';
   static override examples = ['<%= config.bin %> help', '<%= config.bin %> help webhook events'];

@@ -38,12 +38,12 @@ export default class Serve extends PartnerkitCommand {
     host: Flags.string({ description: 'address to listen on', default: SERVE_DEFAULTS.host }),
     'rate-limit': Flags.integer({ description: 'requests per window per API key on the tracking API', default: DEFAULT_RATE_LIMIT.max, min: 1 }),
     'rate-window': Flags.integer({ description: 'rate-limit window in seconds', default: DEFAULT_RATE_LIMIT.windowSeconds, min: 1 }),
-    // Connections and the request log (docs/behaviour.md §11)
+    // Connections and the request log (docs/tracking.md#the-public-edge-connections-and-logs)
     'headers-timeout-ms': Flags.integer({ description: 'close a request whose headers have not arrived after this long', default: DEFAULT_CONNECTION_TIMEOUTS.headersMs, min: 1 }),
     'request-timeout-ms': Flags.integer({ description: 'close a request that has not fully arrived after this long', default: DEFAULT_CONNECTION_TIMEOUTS.requestMs, min: 1 }),
     'keep-alive-timeout-ms': Flags.integer({ description: 'close an idle keep-alive connection after this long', default: DEFAULT_CONNECTION_TIMEOUTS.keepAliveMs, min: 1 }),
     'log-level': Flags.string({ description: 'request log level (stdout: JSON lines, or one line of text per entry on a terminal)', default: 'info', options: [...LOG_LEVELS] }),
-    // The public edge (docs/behaviour.md §3.4, §8).
+    // The public edge (docs/tracking.md#unique-clicks, docs/api.md#rate-limits).
     'click-dedup-minutes': Flags.integer({
       description: 'a visitor following the same link again within this many minutes gets its first click id (0: every click is stored)',
       default: DEFAULT_EDGE.clicks.dedupMinutes,

@@ -108,7 +108,7 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[] = R
     });
     await app.register(rateLimit(), { global: false, store: await rateLimitStore(deps.store) });
   }
-  // API answers hold a session's data: no browser or proxy keeps them (docs/behaviour.md §16.1).
+  // API answers hold a session's data: no browser or proxy keeps them (docs/pages.md#serving-caching-and-the-session).
   app.addHook('onSend', async (request, reply) => {
     if (request.url.startsWith('/api/') && !reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store');
   });

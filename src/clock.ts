@@ -1,4 +1,4 @@
-/** The service's one clock (docs/behaviour.md §1.4): only this module reads the system time. */
+/** The service's one clock (docs/api.md#time-and-the-one-clock): only this module reads the system time. */
 export interface Clock {
   now(): Date;
 }

@@ -2,12 +2,12 @@ import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync, w
 import { dirname, join, resolve } from 'node:path';
 import { randomToken } from './domain/secrets.js';
 
-/** The files of a data dir (docs/behaviour.md §1.2, §2.1). */
+/** The files of a data dir (docs/api.md#data-dir, docs/api.md#the-admin-token-and-the-admin-api). */
 export type DataDir = {
   root: string;
   /** The DuckDB file, used unless `databaseUrl` names a PostgreSQL database. */
   database: string;
-  /** --database-url, else PARTNERKIT_DATABASE_URL: the PostgreSQL database shared by every instance (docs/behaviour.md §17). */
+  /** --database-url, else PARTNERKIT_DATABASE_URL: the PostgreSQL database shared by every instance (docs/store-engines.md#several-instances-on-postgresql). */
   databaseUrl?: string;
   /** The instance admin token, mode 0600, created with the data dir. */
   adminTokenFile: string;
@@ -46,7 +46,7 @@ export function ensureDataDir(dir: DataDir, adminToken?: string): string {
  * Creates the data dir (mode 0700) unless it exists, and checks that it can be written, else a
  * DataDirError naming the reason. It also makes every file this process creates from now on the
  * owner's alone: DuckDB creates its database, WAL and temporary files itself, whenever it needs
- * them, with the process umask (docs/behaviour.md#12-data-dir).
+ * them, with the process umask (docs/api.md#data-dir).
  */
 export function makeDataDir(dir: DataDir): void {
   process.umask(0o077);
@@ -103,7 +103,7 @@ export function readAdminToken(dir: DataDir): string | undefined {
 /**
  * The data cannot be opened as configured: the data dir cannot be created or written, another
  * process holds its DuckDB file (DuckDB lets one process open it), the PostgreSQL database cannot be reached, or its admin token
- * is not this data dir's (docs/behaviour.md §17.2). Exit 2: the command line or setup must change.
+ * is not this data dir's (docs/store-engines.md#several-instances-on-postgresql). Exit 2: the command line or setup must change.
  */
 export class DataDirError extends Error {
   constructor(

@@ -1,4 +1,4 @@
-/** UTC calendar days, the unit every report row and every *_day column counts in (docs/behaviour.md §1.4). */
+/** UTC calendar days, the unit every report row and every *_day column counts in (docs/api.md#time-and-the-one-clock). */
 export const MS_PER_DAY = 86_400_000;
 
 /** Days since 1970-01-01 of an epoch-milliseconds instant: its UTC calendar day, as DuckDB's DATE counts them. */

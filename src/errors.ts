@@ -1,5 +1,5 @@
 /**
- * Every error the service answers with, in one table (docs/behaviour.md §7.4).
+ * Every error the service answers with, in one table (docs/api.md#the-error-table).
  * Domain code throws `AppError(code, …)`; src/http/errors.ts turns it into a response.
  */
 type Envelope = 'platform' | 'typed';
@@ -83,7 +83,7 @@ export function invalidRequest(issues: Array<{ field: string; message: string }>
 
 /**
  * 429 rate_limited in the typed envelope, `retry_after_seconds` at least 1; the error handler adds
- * Retry-After (docs/behaviour.md#8-rate-limits). Made without a stack trace: under a flood it is made
+ * Retry-After (docs/api.md#rate-limits). Made without a stack trace: under a flood it is made
  * thousands of times a second (capturing the stack was 5 % of the server's time) and nothing reads it.
  */
 export function rateLimited(reason: string, ttlMs: number): AppError {

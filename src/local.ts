@@ -11,7 +11,7 @@ import { openStore } from './store/open.js';
 
 /**
  * Opens the data dir's database, or the PostgreSQL one it names (which then must hold this data
- * dir's admin token: docs/behaviour.md §17.2); a clear error when another process holds a DuckDB
+ * dir's admin token: docs/store-engines.md#several-instances-on-postgresql); a clear error when another process holds a DuckDB
  * file or PostgreSQL cannot be reached.
  */
 export async function openDataDirStore(dir: DataDir, adminTokenHash: string): Promise<Store> {

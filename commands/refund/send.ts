@@ -28,7 +28,7 @@ export default class RefundSend extends PartnerkitCommand {
       return result;
     } catch (error) {
       // A 409 means an earlier call recorded this refund: success, as for sale send and the SDK's
-      // trackRefund (docs/behaviour.md §9.6); --json prints the error document all the same.
+      // trackRefund (docs/cli.md#sale-send-and-a-transaction-recorded-earlier); --json prints the error document all the same.
       const refundId = alreadyRecordedRefundId(error);
       if (refundId === undefined) throw error;
       this.log(`Refund ${body.refund_id} was already recorded as refund ${refundId}; nothing changed.`);

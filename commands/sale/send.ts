@@ -48,7 +48,7 @@ export default class SaleSend extends PartnerkitCommand {
       return result;
     } catch (error) {
       // A 409 means an earlier call recorded this transaction: success, as the SDK's trackSale
-      // answers it (docs/behaviour.md §9.6); --json prints the error document all the same.
+      // answers it (docs/cli.md#sale-send-and-a-transaction-recorded-earlier); --json prints the error document all the same.
       const saleId = alreadyRecordedSaleId(error);
       if (saleId === undefined) throw error;
       const kind = flags.test || apiKey.startsWith('pk_test_') ? 'test sale' : 'sale';

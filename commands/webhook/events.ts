@@ -5,7 +5,7 @@ import { formatWhen, renderTable, type Column } from '../../src/cli/output.js';
 import { clockFromEnv } from '../../src/clock.js';
 
 /**
- * One line an event, within 80 columns (docs/behaviour.md#97-tables-and-numbers): a long type is
+ * One line an event, within 80 columns (docs/cli.md#tables-and-numbers): a long type is
  * shortened in the middle, a long reason at the end; --json has them whole, and the event ids.
  */
 const eventColumns = (now: Date): Column<WebhookEvent>[] => [

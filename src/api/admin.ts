@@ -23,7 +23,7 @@ const commissionInput = z
 export type CommissionInput = z.output<typeof commissionInput>;
 
 /**
- * Where the program's partner links send visitors (docs/behaviour.md §14.1): an absolute http(s)
+ * Where the program's partner links send visitors (docs/tracking.md#landing-url): an absolute http(s)
  * URL without user name or password, at most 2,048 characters, stored as the URL parser writes it.
  */
 export const landingUrl = z

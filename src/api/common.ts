@@ -5,7 +5,7 @@ import { MAX_PAGE_LIMIT } from './constants.js';
 export const id = z.int().min(1).max(Number.MAX_SAFE_INTEGER);
 
 /**
- * A row id in a path (docs/behaviour.md §1.6): decimal digits only, so `1e0`, `0x2`, `+2`, `02` or
+ * A row id in a path (docs/api.md#requests): decimal digits only, so `1e0`, `0x2`, `+2`, `02` or
  * ` 7` name no row instead of being read as a number that happens to exist.
  */
 export const pathId = z
@@ -16,7 +16,7 @@ export const pathId = z
 export const programParams = z.object({ programId: pathId });
 
 /**
- * Paging of a list (docs/behaviour.md §13.1): at most `limit` rows from `offset` on; without
+ * Paging of a list (docs/refunds-and-payouts.md#the-status-a-commission-reads-as): at most `limit` rows from `offset` on; without
  * `limit` every row from `offset` on. The list's answer carries the number of matching rows in
  * the TOTAL_COUNT_HEADER header.
  */
@@ -28,11 +28,11 @@ export const pageQuery = z.object({
 /** An instant as the API writes it: ISO 8601 in UTC (`toISOString()`). */
 export const instant = z.iso.datetime();
 
-/** GET /healthz: alive, and the service clock's reading (docs/behaviour.md §1.4), which signers of replayed webhooks use. */
+/** GET /healthz: alive, and the service clock's reading (docs/api.md#time-and-the-one-clock), which signers of replayed webhooks use. */
 export const health = z.object({ status: z.literal('ok'), now: instant });
 export type Health = z.infer<typeof health>;
 
-/** The platform error envelope (docs/behaviour.md §7.1). */
+/** The platform error envelope (docs/api.md#envelopes). */
 export const platformError = z
   .object({
     data: z.null(),

@@ -14,7 +14,7 @@ export const DEMO_DEFAULTS = { days: 90, clicks: 200_000, seed: 42 };
 /** Accepted ranges of the options, the same for the CLI and the admin route. */
 export const DEMO_LIMITS = { days: { min: 1, max: 3650 }, clicks: { min: 0, max: 100_000_000 }, seed: { min: 0, max: 2 ** 32 - 1 } } as const;
 
-/** How pending commissions become approved (docs/behaviour.md §13.1). */
+/** How pending commissions become approved (docs/refunds-and-payouts.md#the-status-a-commission-reads-as). */
 export const APPROVAL_MODES = ['auto', 'manual'] as const;
 export type Approval = (typeof APPROVAL_MODES)[number];
 
@@ -27,19 +27,19 @@ export const SIGN_IN_CODE_MINUTES = 15;
 export const PARTNER_STATUSES = ['active', 'inactive'] as const;
 export type PartnerStatus = (typeof PARTNER_STATUSES)[number];
 
-/** Where a partner is paid (docs/behaviour.md §13.6). */
+/** Where a partner is paid (docs/refunds-and-payouts.md#partner-payout-details). */
 export const PAYOUT_METHODS = ['paypal', 'wise', 'manual'] as const;
 export type PayoutMethod = (typeof PAYOUT_METHODS)[number];
 
-/** Commission statuses as read (docs/behaviour.md §13.1). */
+/** Commission statuses as read (docs/refunds-and-payouts.md#the-status-a-commission-reads-as). */
 export const COMMISSION_STATUSES = ['pending', 'approved', 'processing', 'paid', 'reversed', 'rejected'] as const;
 export const PAYOUT_STATUSES = ['processing', 'paid', 'canceled'] as const;
-/** Batch export formats (docs/behaviour.md §13.8). */
+/** Batch export formats (docs/refunds-and-payouts.md#exporting-a-batch). */
 export const EXPORT_FORMATS = ['csv', 'paypal', 'wise'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /**
- * The response headers of an export (docs/behaviour.md §13.8), comma-separated: the payouts in the
+ * The response headers of an export (docs/refunds-and-payouts.md#exporting-a-batch), comma-separated: the payouts in the
  * file, the payouts it left out, and why, in the same order.
  */
 export const EXPORTED_PAYOUTS_HEADER = 'partnerkit-exported-payouts';
@@ -50,22 +50,22 @@ export type SkipReason = (typeof SKIP_REASONS)[number];
 export type CommissionStatus = (typeof COMMISSION_STATUSES)[number];
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 
-/** The path of a partner's link on the partnerkit server (docs/behaviour.md §14.2). */
+/** The path of a partner's link on the partnerkit server (docs/tracking.md#partner-links-get-rrefcode). */
 export function partnerLinkPath(refCode: string): string {
   return `/r/${encodeURIComponent(refCode)}`;
 }
 
-/** The tracking script's path, for the program whose attribution window its cookie lasts (docs/behaviour.md §14.3). */
+/** The tracking script's path, for the program whose attribution window its cookie lasts (docs/tracking.md#the-tracking-script-get-pkjsprogramprogramid). */
 export function trackingScriptPath(programId: number): string {
   return `/pk.js?program=${programId}`;
 }
 
-/** The tables a program's data export writes, and its file formats (docs/behaviour.md §14.8). */
+/** The tables a program's data export writes, and its file formats (docs/exports.md#what-an-export-holds). */
 export const EXPORT_TABLES = ['clicks', 'customers', 'sales', 'commissions', 'refunds', 'payouts'] as const;
 export type ExportTable = (typeof EXPORT_TABLES)[number];
 export const DATA_FORMATS = ['csv', 'parquet', 'json'] as const;
 export type DataFormat = (typeof DATA_FORMATS)[number];
-/** The most rows one page of a list holds, and the response header of a paged list with its number of matching rows (docs/behaviour.md §13.1). */
+/** The most rows one page of a list holds, and the response header of a paged list with its number of matching rows (docs/refunds-and-payouts.md#the-status-a-commission-reads-as). */
 export const MAX_PAGE_LIMIT = 1000;
 export const TOTAL_COUNT_HEADER = 'partnerkit-total-count';
 /** What a paged list's SDK call answers: the page's rows and the number of matching rows. */

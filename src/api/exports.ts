@@ -10,7 +10,7 @@ export const dataExportQuerySchema = z.object({
   includeTest: z.stringbool().default(false).describe('Also test clicks, test sales and test refunds (is_test true)'),
 });
 
-/** The export's file: CSV text, a JSON array, or Parquet bytes (docs/behaviour.md §14.8). */
+/** The export's file: CSV text, a JSON array, or Parquet bytes (docs/exports.md#what-an-export-holds). */
 export const dataFileSchema = z.string().describe('text/csv (RFC 4180 with a header), application/json (an array of rows) or application/vnd.apache.parquet');
 
 /** The query as clients give it: includeTest a boolean, which the URL carries as true or false. */

@@ -3,5 +3,5 @@
  * without loading zod (every other src/api module it imports as types only).
  */
 
-/** A streamed answer: one JSON document a line (docs/behaviour.md §2.7). */
+/** A streamed answer: one JSON document a line (docs/api.md#demo-data). */
 export const NDJSON = 'application/x-ndjson';

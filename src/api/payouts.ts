@@ -4,7 +4,7 @@ import { CURRENCIES } from './tracking.js';
 import { id, instant, pageQuery, pathId } from './common.js';
 
 
-/** Why a balance waits (docs/behaviour.md#134-balances-and-the-payout-preview). */
+/** Why a balance waits (docs/refunds-and-payouts.md#balances-and-the-payout-preview). */
 export const PAYOUT_WAIT_REASONS = ['below_minimum', 'not_positive', 'amount_too_large'] as const;
 
 /** Most ids one approve or reject takes. */
@@ -15,7 +15,7 @@ export const batchParams = z.object({ batchId: pathId });
 
 /**
  * Money sums are exact in the store; the JSON number is the nearest double, so a sum stored beyond
- * 2^53 − 1 cents still reads (docs/behaviour.md#59-rounding): an integer, but not always a safe one.
+ * 2^53 − 1 cents still reads (docs/reports.md#rounding): an integer, but not always a safe one.
  */
 const cents = z.number().refine(Number.isInteger, 'an integer');
 

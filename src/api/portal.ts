@@ -2,14 +2,14 @@ import { z } from 'zod';
 import { COMMISSION_STATUSES, PAYOUT_STATUSES, PERIODS } from './constants.js';
 import { instant, pageQuery } from './common.js';
 
-/** GET /api/me: who a dashboard session (or the admin token) is, and the programs it may open (docs/behaviour.md §15.1). */
+/** GET /api/me: who a dashboard session (or the admin token) is, and the programs it may open (docs/pages.md#get-apime). */
 export const meSchema = z.object({
   user: z.object({ id: z.int(), email: z.string() }).nullable().describe('null for the admin token'),
   admin: z.boolean(),
   programs: z.array(z.object({ id: z.int(), name: z.string() })).describe('Active memberships (every program for the admin token), by id'),
 });
 
-/** GET /api/portal/me (docs/behaviour.md §15.5). */
+/** GET /api/portal/me (docs/pages.md#get-apiportalme). */
 export const portalMeSchema = z.object({
   partner: z.object({ id: z.int(), name: z.string(), email: z.string() }),
   programs: z.array(
@@ -33,7 +33,7 @@ const portalMetrics = {
   commission: z.number(),
 };
 
-/** GET /api/portal/programs/:programId/performance (docs/behaviour.md §15.6). */
+/** GET /api/portal/programs/:programId/performance (docs/pages.md#get-apiportalprogramsprogramidperformance). */
 export const portalPerformanceSchema = z.object({
   data: z.object({
     totals: z.object(portalMetrics),
@@ -51,7 +51,7 @@ export const portalPerformanceSchema = z.object({
 
 export const portalCommissionsQuerySchema = pageQuery.extend({ status: z.enum(COMMISSION_STATUSES).optional() });
 
-/** Amounts in currency units (cents ÷ 100), as the reports write money (docs/behaviour.md §5.9). */
+/** Amounts in currency units (cents ÷ 100), as the reports write money (docs/reports.md#rounding). */
 const amount = z.number();
 
 export const portalCommissionsSchema = z.object({

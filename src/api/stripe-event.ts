@@ -77,7 +77,7 @@ export type StripeInvoicePayment = {
   livemode?: boolean;
 };
 
-/** The metadata keys the merchant attaches to checkout sessions and subscriptions (docs/behaviour.md §6.7). */
+/** The metadata keys the merchant attaches to checkout sessions and subscriptions (docs/webhooks.md#metadata). */
 export const METADATA = {
   clickId: 'partner_click_id',
   customerKey: 'partner_customer_key',
@@ -120,7 +120,7 @@ export function invoiceTaxCents(invoice: StripeInvoice): number | undefined {
 export type RenewalSkipReason = 'not_subscription_cycle' | 'non_positive_amount';
 
 /**
- * The renewal rules (docs/behaviour.md §6.6), shared by the connected webhook and the SDK helper:
+ * The renewal rules (docs/webhooks.md#invoices-renewals), shared by the connected webhook and the SDK helper:
  * only billing_reason subscription_cycle, only amount_paid > 0.
  */
 export function renewalSkipReason(invoice: StripeInvoice): RenewalSkipReason | undefined {

@@ -4,12 +4,12 @@ import type { Clock } from '../clock.js';
 
 const key = z.string().min(1).max(255);
 
-/** Payment providers a sale may name (docs/behaviour.md §4.2; the specification omits the ten names). */
+/** Payment providers a sale may name (docs/sales.md#field-rules; the specification omits the ten names). */
 export const PROVIDERS = [
   'stripe', 'paddle', 'lemonsqueezy', 'paypal', 'braintree', 'chargebee', 'recurly', 'adyen', 'square', 'polar', 'other',
 ] as const;
 
-/** The largest JSON body the API accepts, and so the largest line_items a sale can carry (docs/behaviour.md §4.2). */
+/** The largest JSON body the API accepts, and so the largest line_items a sale can carry (docs/sales.md#field-rules). */
 export const MAX_JSON_BYTES = 64 * 1024;
 
 export const CURRENCIES = ['USD', 'EUR', 'VND'] as const;
@@ -35,7 +35,7 @@ function depth(value: unknown): number {
 }
 
 /**
- * The body of POST /api/v1/track/sale: the one source of its rules (docs/behaviour.md §4.2), its TypeScript
+ * The body of POST /api/v1/track/sale: the one source of its rules (docs/sales.md#field-rules), its TypeScript
  * type and its OpenAPI entry. occurred_at is checked against the service clock, hence the factory.
  * The currency is only required to be a string here: an unknown one is 422, not 400.
  */
@@ -87,7 +87,7 @@ function buildSchema(clock: Clock) {
 export type SaleRequest = z.infer<SaleRequestSchema>;
 
 /**
- * A click's `landing_url` and `referrer` (docs/behaviour.md#31-post-apiv1trackclick): an http or https URL of at most 2,048
+ * A click's `landing_url` and `referrer` (docs/tracking.md#post-apiv1trackclick): an http or https URL of at most 2,048
  * characters. Any other scheme (`javascript:`, `data:`) or a text that is no URL at all is refused,
  * so nothing but a web address reaches the stored clicks and their exports.
  */
@@ -112,7 +112,7 @@ export const leadRequestSchema = z.object({
   name: z.string().min(1).max(255).optional(),
 });
 
-/** The body of POST /api/v1/track/refund (docs/behaviour.md §12.2). */
+/** The body of POST /api/v1/track/refund (docs/refunds-and-payouts.md#post-apiv1trackrefund). */
 export const refundRequestSchema = z.object({
   transaction_id: key.describe("The sale's transaction_id, as it was sent to the sale endpoint"),
   refund_id: key.describe("Your refund's unique id: the idempotency key"),

@@ -3,7 +3,7 @@ import { instant } from './common.js';
 
 const outcome = z.enum(['recorded', 'skipped', 'ignored']);
 
-/** Why an event recorded no sale or refund, or a note on a recorded one (docs/behaviour.md §6.14, §12.8). */
+/** Why an event recorded no sale or refund, or a note on a recorded one (docs/webhooks.md#outcomes-and-reasons, docs/refunds-and-payouts.md#invoice_paymentpaid-and-refunds-that-wait). */
 export const OUTCOME_REASONS = [
   'unhandled_event_type', 'payment_not_completed', 'not_subscription_cycle', 'non_positive_amount', 'program_mismatch', 'no_attribution',
   'attribution_window_expired', 'unsupported_currency', 'invalid_sale', 'malformed_event', 'already_recorded', 'test_mode',

@@ -73,7 +73,7 @@ export abstract class PartnerkitCommand extends Command {
   }
 
   /**
-   * Every failure, reported once (docs/behaviour.md §9.5): with --json, exactly one error document on
+   * Every failure, reported once (docs/cli.md#failures-and-exit-statuses): with --json, exactly one error document on
    * stdout; without, a short message on stderr. Exit 2 when the command line cannot run as written.
    */
   protected override async catch(error: Error): Promise<unknown> {

@@ -5,10 +5,10 @@ import { AppError } from '../errors.js';
 import { PartnerkitError } from '../sdk/errors.js';
 import { NetworkError } from '../sdk/transport.js';
 
-/** The exit status of a command line that cannot run as written (docs/behaviour.md §9.3). */
+/** The exit status of a command line that cannot run as written (docs/cli.md#how-commands-reach-the-service). */
 export const USAGE_EXIT = 2;
 
-/** What a failed command reports (docs/behaviour.md §9.3): the API's error, or one of the CLI's own. */
+/** What a failed command reports (docs/cli.md#how-commands-reach-the-service): the API's error, or one of the CLI's own. */
 export type CliFailure = {
   code: string;
   message: string;

@@ -9,7 +9,7 @@ function shellWord(word: string): string {
 }
 
 /**
- * A command line to print as the next step (docs/behaviour.md §9.3): the CLI as this process was
+ * A command line to print as the next step (docs/cli.md#how-commands-reach-the-service): the CLI as this process was
  * started (under Deno, `deno run --allow-all` and the package's bin/run.js; under Node, `npx partnerkit`),
  * the arguments, then the --data-dir and --url this command was given, so the hint reaches the
  * same data and the same server when pasted. `env` becomes leading NAME=value assignments.

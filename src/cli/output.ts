@@ -25,7 +25,7 @@ export function formatCents(cents: number | bigint): string {
   return `${units.replace(/\B(?=(\d{3})+$)/g, ',')}.${decimals}`;
 }
 
-/** The width every table fits (docs/behaviour.md#97-tables-and-numbers): a terminal's default. */
+/** The width every table fits (docs/cli.md#tables-and-numbers): a terminal's default. */
 export const TABLE_WIDTH = 80;
 
 /**

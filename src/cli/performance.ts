@@ -28,9 +28,9 @@ function span(from: string, to: string, now: Date): string {
   return wholeDays ? `${from.slice(0, 10)} – ${to.slice(0, 10)} (UTC days)` : `${formatWhen(from, now)} – ${formatWhen(to, now)}`;
 }
 
-// `period` repeats `date` and the daily `sales` is always 0 (docs/behaviour.md#54-day-rows): the table
+// `period` repeats `date` and the daily `sales` is always 0 (docs/reports.md#day-rows): the table
 // leaves both out (the CSV and JSON keep them; paid sales are in the totals). The marked column
-// is explained under the table (docs/behaviour.md#97-tables-and-numbers).
+// is explained under the table (docs/cli.md#tables-and-numbers).
 const dayColumns: Column<PerformanceDay>[] = [
   { header: 'Date', value: (d) => d.date },
   { header: 'Clicks', value: (d) => count(d.clicks), align: 'right' },

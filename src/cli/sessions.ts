@@ -53,7 +53,7 @@ const PAGE_URL_FIELD = { dashboard: 'dashboardUrl', portal: 'portalUrl' } as con
 type PageUrlField<P extends 'dashboard' | 'portal'> = (typeof PAGE_URL_FIELD)[P];
 
 /**
- * What `session create` and `partner login` print (docs/behaviour.md#159-sign-in-links-from-the-cli): the session for scripts
+ * What `session create` and `partner login` print (docs/pages.md#sign-in-links-from-the-cli): the session for scripts
  * (its token and expiry) and, instead of the code, the sign-in link and when the link stops working.
  */
 export function signInOutput<S extends Session, P extends 'dashboard' | 'portal'>(

@@ -43,7 +43,7 @@ const isUnixSeconds = (value: unknown): value is number => Number.isInteger(valu
 /**
  * Moves every instant of the event by the same amount so that its `created` is `to`: the payment
  * happened "now" by the receiving server's clock, and the times stay in the order written
- * (docs/behaviour.md §9.3). An event without a numeric `created` is left as it is.
+ * (docs/cli.md#how-commands-reach-the-service). An event without a numeric `created` is left as it is.
  */
 export function shiftEventTimes(event: Record<string, unknown>, to: Date): void {
   if (!isUnixSeconds(event.created)) return;

@@ -6,8 +6,8 @@ const NOT_FOUND_EXIT = 127;
 
 /**
  * oclif's init hook: an unknown command asked for --json gets the one error document every failure
- * prints (docs/behaviour.md §9.5) instead of @oclif/plugin-not-found's warning and prompt, which
- * answers it otherwise (§9.9).
+ * prints (docs/cli.md#failures-and-exit-statuses) instead of @oclif/plugin-not-found's warning and prompt, which
+ * answers it otherwise (docs/cli.md#command-names-help-and-shell-completion).
  */
 const unknownCommandAsJson: Hook.Init = async function ({ id, argv, config }) {
   if (id === undefined || id.startsWith('-') || config.findCommand(id) || config.findTopic(id)) return;

@@ -4,7 +4,7 @@ import { findMember } from '../store/members.js';
 import type { ProgramRow } from '../store/programs.js';
 import { cachedProgram } from './program-cache.js';
 
-/** Who asks: the instance admin, or a user with a dashboard session (docs/behaviour.md §5.1). */
+/** Who asks: the instance admin, or a user with a dashboard session (docs/reports.md#credential). */
 export type Viewer = { kind: 'admin' } | { kind: 'user'; userId: number };
 
 /** Whether the viewer may see the program's data: the admin always, a user while an active member. */

@@ -4,7 +4,7 @@ import { findSetting, insertSetting } from '../store/settings.js';
 const ADMIN_TOKEN_SETTING = 'admin_token_hash';
 
 /**
- * On a shared database every instance must accept the same admin token (docs/behaviour.md §17.2):
+ * On a shared database every instance must accept the same admin token (docs/store-engines.md#several-instances-on-postgresql):
  * the first data dir to open it records its token's hash, and a data dir with another token is
  * refused. Answers whether this token is the database's. A DuckDB file belongs to one data dir,
  * whose token file is the only one there is.

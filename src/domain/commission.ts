@@ -9,7 +9,7 @@ export function percentToBasisPoints(percent: number): number {
   return Math.round(percent * 100);
 }
 
-/** Commission in cents: percentages round half up to whole cents, computed in integers (docs/behaviour.md §4.8). */
+/** Commission in cents: percentages round half up to whole cents, computed in integers (docs/sales.md#commission). */
 export function commissionCents(amountCents: number, rule: CommissionRule): number {
   if (rule.type === 'flat') return rule.value;
   return Number((BigInt(amountCents) * BigInt(rule.value) + 5000n) / 10000n);

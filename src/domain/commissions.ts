@@ -23,7 +23,7 @@ export function commissionView(c: CommissionView): Commission {
   };
 }
 
-/** GET /api/programs/:programId/commissions: statuses as read now (docs/behaviour.md §13.1), by id, a page of them. */
+/** GET /api/programs/:programId/commissions: statuses as read now (docs/refunds-and-payouts.md#the-status-a-commission-reads-as), by id, a page of them. */
 export async function listCommissions(
   { store, clock }: Deps,
   viewer: Viewer,
@@ -39,7 +39,7 @@ export async function listCommissions(
 }
 
 /**
- * What a review does to each status as read (docs/behaviour.md §13.2): `to` the new status,
+ * What a review does to each status as read (docs/refunds-and-payouts.md#review-approve-and-reject): `to` the new status,
  * `from` the statuses it changes, `already` the ones it leaves as they are (a retried call).
  * Approving needs the hold to be over.
  */
@@ -55,7 +55,7 @@ type Refusal = { id: number; status: CommissionStatus; holdUntil?: string; clawb
 /**
  * Why a commission cannot take the review, or null when it can. `inPayouts` are the ids of its
  * sale's clawbacks that a processing or paid payout holds: a rejection could not take them back
- * (docs/behaviour.md#132-review-approve-and-reject).
+ * (docs/refunds-and-payouts.md#review-approve-and-reject).
  */
 function refusal(review: Review, c: CommissionView, now: Date, inPayouts: number[]): Refusal | null {
   const { from, already } = REVIEWS[review];
@@ -94,7 +94,7 @@ export async function reviewCommissions(
     if (missing.length > 0) {
       throw new AppError('not_found', `No commission ${missing.join(', ')} in program ${programId}; nothing was changed`, { ids: missing });
     }
-    // A sale commission's clawbacks go with it when it is rejected (docs/behaviour.md#132-review-approve-and-reject).
+    // A sale commission's clawbacks go with it when it is rejected (docs/refunds-and-payouts.md#review-approve-and-reject).
     const clawbacks = review === 'reject' ? await commissions.saleClawbacks(sql, programId, now, found.filter((c) => c.type === 'sale').map((c) => c.sale_id)) : [];
     const ofSale = (c: CommissionView, inPayout: boolean) =>
       c.type === 'sale' ? clawbacks.filter((k) => k.sale_id === c.sale_id && (k.status !== 'approved') === inPayout).map((k) => k.id) : [];

@@ -7,7 +7,7 @@ import { randomCode } from './secrets.js';
 
 export const DEMO_MEMBER_EMAIL = 'demo@partnerkit.local';
 
-/** Told the load's phase and the clicks written so far, after each day and at each new phase (docs/behaviour.md §2.7). */
+/** Told the load's phase and the clicks written so far, after each day and at each new phase (docs/api.md#demo-data). */
 export type DemoProgressListener = (progress: DemoProgress) => void;
 
 /**
@@ -18,7 +18,7 @@ export type DemoProgressListener = (progress: DemoProgress) => void;
  * DuckDB's appender or PostgreSQL's COPY (the one exception to the HTTP path).
  */
 /**
- * Where the demo's partner links send visitors (docs/behaviour.md#27-demo-data): a page that
+ * Where the demo's partner links send visitors (docs/api.md#demo-data): a page that
  * exists on any network (example.com, reserved for documentation), so a link followed from the
  * demo redirects there instead of answering 404.
  */

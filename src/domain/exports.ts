@@ -25,7 +25,7 @@ async function exportFilter({ store, clock }: Deps, viewer: Viewer, programId: n
   return { programId, from, to, includeTest: query.includeTest, now: clock.now() };
 }
 
-/** Writes one table of a program's data to the file at `path` (docs/behaviour.md#148-exports-get-apiprogramsprogramidexport-and-partnerkit-export); answers the rows written. */
+/** Writes one table of a program's data to the file at `path` (docs/exports.md#what-an-export-holds); answers the rows written. */
 export async function exportProgramData(
   deps: Deps,
   viewer: Viewer,

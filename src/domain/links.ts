@@ -12,7 +12,7 @@ import type { ClickDeps } from './unique-clicks.js';
 const CLICK_ID_PARAM = 'partner_click_id';
 
 /**
- * Where a partner link sends its visitor (docs/behaviour.md §14.2): `to`, a path or URL read
+ * Where a partner link sends its visitor (docs/tracking.md#partner-links-get-rrefcode): `to`, a path or URL read
  * relative to the landing URL, when it lands on the landing URL's origin; else the landing URL.
  * The answer is what the URL parser made of it, never the text as sent, so what was checked is
  * what the visitor is sent to: `//evil.example`, `/\evil.example`, `https://evil.example` and their
@@ -52,7 +52,7 @@ const MAX_URL_FIELD = 2048;
 /**
  * The `Referer` a click keeps: cut to the field's length, and kept only when it is then an http(s)
  * URL as the click endpoint requires. It is a browser's header, so anything else is dropped rather
- * than refused (docs/behaviour.md#142-partner-links-get-rrefcode).
+ * than refused (docs/tracking.md#partner-links-get-rrefcode).
  */
 function webReferrer(referer: string | undefined): string | undefined {
   const parsed = clickUrl.safeParse(referer?.slice(0, MAX_URL_FIELD));

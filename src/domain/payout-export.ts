@@ -28,7 +28,7 @@ type Format = {
 
 /**
  * A provider's file pays a partner who has a payout e-mail and chose that provider or no method
- * yet; a partner who chose another method is left to that method's file (docs/behaviour.md §13.8).
+ * yet; a partner who chose another method is left to that method's file (docs/refunds-and-payouts.md#exporting-a-batch).
  */
 const providerSkip =
   (method: 'paypal' | 'wise') =>

@@ -9,7 +9,7 @@ import { viewedProgram, viewedRow, type Viewer } from './access.js';
 import type { Deps } from './deps.js';
 import { exportFile, type ExportedPayout, type ExportResult } from './payout-export.js';
 
-/** A sum of cents as the API writes it: the nearest double (docs/behaviour.md §5.9). */
+/** A sum of cents as the API writes it: the nearest double (docs/reports.md#rounding). */
 const json = (cents: bigint) => Number(cents);
 
 function payoutView(p: PayoutRow): Payout {
@@ -31,7 +31,7 @@ function payoutView(p: PayoutRow): Payout {
 const MAX_EXACT_CENTS = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
- * Which balances are paid now and which wait (docs/behaviour.md#134-balances-and-the-payout-preview):
+ * Which balances are paid now and which wait (docs/refunds-and-payouts.md#balances-and-the-payout-preview):
  * a balance is due when it is positive, at least the program's minimum and at most 2^53 − 1 cents,
  * the most a payout's amount can be and still be answered exactly. Preview and create decide with
  * this one function.
@@ -50,7 +50,7 @@ export function planPayouts(rows: BalanceRow[], minPayoutCents: number) {
 
 /**
  * A balance too large to pay stops the whole call before anything is written: paying the others
- * would leave it waiting unnoticed (docs/behaviour.md#135-creating-payouts).
+ * would leave it waiting unnoticed (docs/refunds-and-payouts.md#creating-payouts).
  */
 function refuseTooLarge(waiting: ReturnType<typeof planPayouts>['waiting']): void {
   const tooLarge = waiting.filter((b) => b.reason === 'amount_too_large');
@@ -77,7 +77,7 @@ export async function previewPayouts({ store, clock }: Deps, viewer: Viewer, pro
  * POST /api/programs/:programId/payouts: one payout per due (partner, currency), taking every
  * commission approved now, in one batch. Read, decision and writes are one transaction of the one
  * writer, so a concurrent call sees this one's result and takes only what is left
- * (docs/behaviour.md §13.5).
+ * (docs/refunds-and-payouts.md#creating-payouts).
  */
 export async function createPayouts({ store, clock }: Deps, viewer: Viewer, programId: number): Promise<PayoutBatch> {
   return store.transaction(async (sql) => {
@@ -124,7 +124,7 @@ function refuse(p: PayoutRow, action: string): AppError {
 }
 
 /**
- * POST /api/payouts/:payoutId/mark-paid and /cancel (docs/behaviour.md §13.7). A payout already in
+ * POST /api/payouts/:payoutId/mark-paid and /cancel (docs/refunds-and-payouts.md#paying-and-canceling). A payout already in
  * the target status answers as it is: a retry changes nothing.
  */
 export async function settlePayout({ store, clock }: Deps, viewer: Viewer, id: number, action: 'paid' | 'canceled'): Promise<Payout> {
@@ -151,7 +151,7 @@ export async function markBatchPaid({ store, clock }: Deps, viewer: Viewer, batc
 
 /**
  * GET /api/payout-batches/:batchId/export: the batch's processing payouts as a file
- * (docs/behaviour.md §13.8). PayPal and Wise files take one currency, so a batch of several needs
+ * (docs/refunds-and-payouts.md#exporting-a-batch). PayPal and Wise files take one currency, so a batch of several needs
  * `currency`.
  */
 export async function exportBatch({ store }: Deps, viewer: Viewer, batchId: number, format: ExportFormat, currency?: string): Promise<ExportResult> {

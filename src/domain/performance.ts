@@ -16,7 +16,7 @@ import { viewedProgram, type Viewer } from './access.js';
 /** A custom range may span at most this many days, so one request cannot ask for millions of rows. */
 export const MAX_RANGE_DAYS = 3660;
 
-/** The current and the comparison window of a report (docs/behaviour.md §5.3), both inclusive. */
+/** The current and the comparison window of a report (docs/reports.md#periods-and-windows), both inclusive. */
 export type ReportWindow = { period: Period | 'custom'; from: Date; to: Date; previousFrom: Date; previousTo: Date };
 
 const abs = (x: bigint) => (x < 0n ? -x : x);
@@ -25,7 +25,7 @@ const abs = (x: bigint) => (x < 0n ? -x : x);
  * numerator / denominator rounded half away from zero to `decimals` places, computed in integers
  * so that no float error can tip a half, then read as a number from its exact decimal text: the
  * double nearest to the rounded value, exact while it has at most 15–16 significant digits
- * (docs/behaviour.md §5.9).
+ * (docs/reports.md#rounding).
  */
 export function roundedRatio(numerator: number | bigint, denominator: number | bigint, decimals: number): number {
   const n = BigInt(numerator);
@@ -42,7 +42,7 @@ export function dollars(cents: bigint): number {
   return roundedRatio(cents, 100n, 2);
 }
 
-/** The change versus the previous period (docs/behaviour.md §5.7); counts or cents. */
+/** The change versus the previous period (docs/reports.md#trends); counts or cents. */
 export function trend(current: number | bigint, previous: number | bigint): Trend {
   const [now, before] = [BigInt(current), BigInt(previous)];
   if (before === 0n) return now > 0n ? { trend: 100, trendDirection: 'up' } : { trend: 0, trendDirection: 'stable' };
@@ -98,7 +98,7 @@ export function buildReport(window: ReportWindow, days: reports.PerformanceDayRo
       conversions: d.conversions,
       revenue: dollars(d.revenueCents),
       partners: d.partners,
-      sales: 0, // docs/behaviour.md §5.4: the daily sales field is always 0; paid sales are counted in metrics.totalSales
+      sales: 0, // docs/reports.md#day-rows: the daily sales field is always 0; paid sales are counted in metrics.totalSales
       commission: dollars(d.commissionCents),
     })),
     metrics: {
@@ -130,7 +130,7 @@ export function buildReport(window: ReportWindow, days: reports.PerformanceDayRo
   };
 }
 
-/** The conversion rate of a count of clicks: conversions × 100 ÷ clicks, 2 decimals, 0 without clicks (docs/behaviour.md §5.6). */
+/** The conversion rate of a count of clicks: conversions × 100 ÷ clicks, 2 decimals, 0 without clicks (docs/reports.md#totals). */
 function conversionRate(conversions: number, clicks: number): number {
   return clicks === 0 ? 0 : roundedRatio(conversions * 100, clicks, 2);
 }
@@ -157,12 +157,12 @@ export function performanceReport(deps: Deps, viewer: Viewer, programId: number,
   });
 }
 
-/** A partner's sums as the API writes them (docs/behaviour.md §14.5): counts as stored, `leads` the lead status, money in dollars. */
+/** A partner's sums as the API writes them (docs/reports.md#per-partner-report): counts as stored, `leads` the lead status, money in dollars. */
 export function partnerMetrics<T extends reports.PartnerMetrics>({ leadStatus, revenueCents, commissionCents, ...rest }: T) {
   return { ...rest, leads: leadStatus, revenue: dollars(revenueCents), commission: dollars(commissionCents) };
 }
 
-/** The per-partner report's body from its rows (docs/behaviour.md §14.5). */
+/** The per-partner report's body from its rows (docs/reports.md#per-partner-report). */
 export function buildPartnerReport(window: ReportWindow, rows: reports.PartnerTotals[]): PartnerReport {
   return {
     data: rows.map((row) => ({ ...partnerMetrics(row), conversionRate: conversionRate(row.conversions, row.clicks) })),

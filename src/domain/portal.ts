@@ -11,7 +11,7 @@ import { dollars, partnerMetrics, programReport } from './performance.js';
 import { cachedProgram, programNotFound } from './program-cache.js';
 
 /*
- * The partner portal's reads (docs/behaviour.md §15.5–§15.8). Every one is scoped by the session's
+ * The partner portal's reads (docs/pages.md#session-apis). Every one is scoped by the session's
  * partner: a program it is not enrolled in answers exactly like a program that does not exist, and
  * nothing a partner reads names a customer.
  */
@@ -89,7 +89,7 @@ export function portalPerformance(deps: Deps, partnerId: number, programId: numb
 
 /**
  * GET /api/portal/programs/:programId/commissions: the partner's commissions as of now, by id,
- * without the merchant's notes, a page of them (docs/behaviour.md §15) and the number matching.
+ * without the merchant's notes, a page of them (docs/pages.md#session-apis) and the number matching.
  */
 export async function portalCommissions(
   { store, clock }: Deps,

@@ -99,7 +99,7 @@ export async function requireProgram(sql: Sql, id: number): Promise<ProgramRow> 
 /**
  * PATCH /api/admin/programs/:programId: the settings named change, the others stay. A switch from
  * automatic to manual approval first stores `approved` for every commission that reads as approved,
- * so the switch takes no approval back (docs/behaviour.md §13.3).
+ * so the switch takes no approval back (docs/refunds-and-payouts.md#program-settings).
  */
 export async function updateProgram({ store, clock }: Deps, id: number, changes: Partial<NewProgram>) {
   return changingProgram(store, id, () =>
@@ -196,7 +196,7 @@ function partnerView(p: Omit<PartnerRow, 'created_at'>): Partner {
   return { id: p.id, name: p.name, email: p.email, payoutMethod: p.payout_method, payoutEmail: p.payout_email, status: p.status };
 }
 
-/** E-mails are stored lower-cased (docs/behaviour.md §2.5); another partner's is 409 conflict. */
+/** E-mails are stored lower-cased (docs/api.md#partners-and-enrollments); another partner's is 409 conflict. */
 async function claimEmail(sql: Sql, input: string, partnerId?: number): Promise<string> {
   const email = input.toLowerCase();
   const holder = await partners.findPartnerByEmail(sql, email);
@@ -297,7 +297,7 @@ export async function createSession({ store, clock }: Deps, email: string, ttlHo
   });
 }
 
-/** POST /api/admin/partners/:partnerId/sessions: a partner portal session and a sign-in code (docs/behaviour.md#153-partner-sessions). */
+/** POST /api/admin/partners/:partnerId/sessions: a partner portal session and a sign-in code (docs/pages.md#partner-sessions). */
 export async function createPartnerSession({ store, clock }: Deps, partnerId: number, ttlHours: number) {
   return store.transaction(async (sql) => {
     requireActive(await requirePartner(sql, partnerId), 'sign in');

@@ -36,7 +36,7 @@ export async function sessionPartner({ store, clock }: Deps, token: string): Pro
 
 /** Stores a new session of `holder` ending at `expiresAt`, by its token's hash; answers the token, shown once. */
 async function openSession(sql: Sql, holder: Holder, now: Date, expiresAt: Date): Promise<string> {
-  // Each kind of session has a table and a token prefix of its own (docs/behaviour.md#1510-choices).
+  // Each kind of session has a table and a token prefix of its own (docs/pages.md#session-api-choices).
   const token = randomToken('userId' in holder ? 'pks_' : 'pkp_', 32);
   const row = { token_hash: sha256(token), created_at: now, expires_at: expiresAt };
   if ('userId' in holder) await members.insertSession(sql, { ...row, user_id: holder.userId });
@@ -119,7 +119,7 @@ const SESSION_KINDS: Array<{
 ];
 
 /**
- * DELETE /api/session (docs/behaviour.md §15.2): the live dashboard or partner session of the token
+ * DELETE /api/session (docs/pages.md#delete-apisession-sign-out): the live dashboard or partner session of the token
  * is deleted, so the token is refused from then on; any other token, the admin token included, is
  * 401 and nothing changes.
  */
@@ -133,7 +133,7 @@ export async function endSession({ store, clock }: Deps, token: string): Promise
   });
 }
 
-/** GET /api/me (docs/behaviour.md §15.1): the session's user and its active programs; the admin token sees every program. */
+/** GET /api/me (docs/pages.md#get-apime): the session's user and its active programs; the admin token sees every program. */
 export async function me({ store }: Deps, viewer: Viewer): Promise<Me> {
   return store.read(async (sql) => {
     if (viewer.kind === 'admin') {

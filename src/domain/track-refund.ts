@@ -13,7 +13,7 @@ import { batched } from './write-batcher.js';
 /** Who reports the refund: the API key's program and mode, or the webhook's program and the event's mode. */
 export type RefundSource = { programId: number; mode: SaleMode; source: 'api' | 'stripe' };
 
-/** A Stripe charge's ids, tried in this order to find its sale (docs/behaviour.md §12.7). */
+/** A Stripe charge's ids, tried in this order to find its sale (docs/refunds-and-payouts.md#stripe-chargerefunded). */
 export type ChargeIds = StripePayment & { chargeId: string; invoiceId?: string };
 
 /**
@@ -28,7 +28,7 @@ export type PendingRefund = RefundSource & {
   amount: { cents?: number } | { chargeRefundedCents: number; chargeFullyRefunded: boolean };
 };
 
-/** What became of a refund (docs/behaviour.md §12): data, never an exception. */
+/** What became of a refund (docs/refunds-and-payouts.md#refunds-and-the-commission-lifecycle): data, never an exception. */
 export type RefundOutcome =
   | {
       kind: 'recorded';
@@ -80,7 +80,7 @@ type SaleState = RefundableSale & {
  * refunds inside its own batch). Each is decided in arrival order against what the store holds and
  * what the earlier refunds of the batch did to the same sale; the refunds, clawbacks and changed
  * commissions are then written with one statement each. Refund ids are looked up on every run: a
- * duplicate answers before the sale is looked for (docs/behaviour.md §12.2), and the unique
+ * duplicate answers before the sale is looked for (docs/refunds-and-payouts.md#post-apiv1trackrefund), and the unique
  * refund_key still settles concurrent ones.
  */
 export async function recordRefunds(deps: Deps, sql: Sql, batch: PendingRefund[]): Promise<RefundOutcome[]> {
@@ -142,7 +142,7 @@ function refundCents(amount: PendingRefund['amount'], refundedCents: number, rem
 
 /**
  * The commission's new amount or status, the clawbacks it reverses and a new clawback, as the sale's
- * remaining amount asks (docs/behaviour.md#124-effect-on-the-sales-commission). The sale's state
+ * remaining amount asks (docs/refunds-and-payouts.md#effect-on-the-sales-commission). The sale's state
  * follows, for a later refund of the same sale in the batch.
  */
 function refundCommission(sale: SaleState, commission: CommissionRow, now: Date, nextId: (table: string) => number) {
@@ -175,7 +175,7 @@ function refundCommission(sale: SaleState, commission: CommissionRow, now: Date,
 /**
  * Each refund's sale id, or undefined: by transaction id through the ledger (an expired window has
  * no sale), or by the charge's payment intent, else its invoice (named on the charge, or linked by
- * invoice_payment.paid), else the charge itself, among the program's sales' ids (docs/behaviour.md §12.7).
+ * invoice_payment.paid), else the charge itself, among the program's sales' ids (docs/refunds-and-payouts.md#stripe-chargerefunded).
  */
 async function locateSales(sql: Sql, batch: PendingRefund[]): Promise<Array<number | undefined>> {
   const txnKeys = batch.map((r) => ('transactionId' in r.sale ? programKey(r.programId, r.mode, r.sale.transactionId) : undefined));
@@ -219,7 +219,7 @@ async function chargeCandidates(sql: Sql, batch: PendingRefund[]): Promise<strin
 
 /**
  * The status the answer gives: a commission the refund left pending reads as it reads now (approved
- * after its hold under automatic approval, docs/behaviour.md §13.1); a changed one, as changed.
+ * after its hold under automatic approval, docs/refunds-and-payouts.md#the-status-a-commission-reads-as); a changed one, as changed.
  */
 function statusAfter(commission: refunds.SaleCommission): CommissionStatus {
   return commission.status === 'pending' ? commission.read_status : commission.status;

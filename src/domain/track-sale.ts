@@ -21,7 +21,7 @@ export type SaleRefusal =
   | { reason: 'no_attribution'; customerKey: string | null; clickId: string | null }
   | { reason: 'partner_inactive'; customerId: number };
 
-/** What became of a sale (docs/behaviour.md §4): data, never an exception. */
+/** What became of a sale (docs/sales.md#sales-post-apiv1tracksale): data, never an exception. */
 export type SaleOutcome =
   /** A live sale; commissionId is null when a renewal is past the program's recurring duration. */
   | { kind: 'recorded'; saleId: number; commissionId: number | null }
@@ -32,7 +32,7 @@ export type SaleOutcome =
   | { kind: 'duplicate'; saleId: number | null }
   | ({ kind: 'refused' } & SaleRefusal);
 
-/** Test mode by any of its three triggers (docs/behaviour.md §4.3). */
+/** Test mode by any of its three triggers (docs/sales.md#test-mode). */
 function saleMode(keyMode: SaleMode, request: SaleRequest): SaleMode {
   const test = keyMode === 'test' || request.additional_data?.test_mode === true || request.livemode === false;
   return test ? 'test' : 'live';
@@ -43,7 +43,7 @@ function isCurrency(currency: string): currency is Currency {
 }
 
 /**
- * Records a sale in the order of docs/behaviour.md §4.1 (after authorization and rate limiting):
+ * Records a sale in the order of docs/sales.md#order-of-checks (after authorization and rate limiting):
  * required live fields and currency here, then duplicate, attribution, window, and the sale with
  * its commission in the writer's transaction.
  */
@@ -157,7 +157,7 @@ const transactionKeyOf = ({ source, mode, request }: PendingSale) =>
 
 /**
  * Without the ledger lookup a sale refused for another reason (no attribution) may be a resend,
- * and a duplicate is answered first (docs/behaviour.md §4.4): the refused sales' ids are looked up,
+ * and a duplicate is answered first (docs/sales.md#duplicates-and-the-transaction-ledger): the refused sales' ids are looked up,
  * and one already recorded is a duplicate instead. Refused sales wrote nothing, so nothing else changes.
  */
 async function answerDuplicates(sql: Sql, keys: Array<string | undefined>, outcomes: SaleOutcome[]): Promise<void> {
@@ -276,7 +276,7 @@ function decide(
   return { kind: 'recorded', saleId, commissionId };
 }
 
-/** customer_key first, click_id as fallback, both within the program (docs/behaviour.md §4.5). */
+/** customer_key first, click_id as fallback, both within the program (docs/sales.md#attribution). */
 function attribute(context: BatchContext, programId: number, request: SaleRequest): AttributableCustomer | Refused {
   const customer =
     (request.customer_key !== undefined && context.customersByKey.get(programKey(programId, request.customer_key))) ||

@@ -12,7 +12,7 @@ import { batched, type BatchRun } from './write-batcher.js';
 
 /**
  * Who sends a click: a browser, known by its address and User-Agent, or the merchant's backend
- * with the program's API key, speaking for the visitor it may name in the body (docs/behaviour.md §3.1).
+ * with the program's API key, speaking for the visitor it may name in the body (docs/tracking.md#post-apiv1trackclick).
  */
 export type ClickSender = { apiKey: ApiKeyRow | null; ip: string; userAgent: string | undefined };
 
@@ -59,7 +59,7 @@ export async function findCustomersByClickIds(sql: Sql, clickIds: string[]): Pro
 
 /**
  * A batch of clicks: the enrollments of their referral codes (cached; a statement for the codes not
- * yet seen), the unique-click check (docs/behaviour.md §3.4) from memory or one statement over the
+ * yet seen), the unique-click check (docs/tracking.md#unique-clicks) from memory or one statement over the
  * window's rows, then one append.
  */
 async function recordClicks(deps: ClickDeps, sql: Sql, clicks: PendingClick[], run: BatchRun): Promise<ClickOutcome[]> {
@@ -106,7 +106,7 @@ async function recordClicks(deps: ClickDeps, sql: Sql, clicks: PendingClick[], r
 const recordClick = batched(recordClicks, { isolation: 'read committed' });
 
 /**
- * POST /api/v1/track/click: a click on an active partner's referral link (docs/behaviour.md §3.1).
+ * POST /api/v1/track/click: a click on an active partner's referral link (docs/tracking.md#post-apiv1trackclick).
  * A browser is the visitor; a server-side click names its visitor with `ip` and `user_agent`.
  */
 export function trackClick(deps: ClickDeps, sender: ClickSender, input: ClickRequest): Promise<ClickOutcome> {
@@ -180,7 +180,7 @@ async function recordLeads({ store, clock }: Deps, sql: Sql, leads: PendingLead[
 
 const recordLead = batched(recordLeads);
 
-/** POST /api/v1/track/lead: binds the merchant's customer key to the partner of a click (docs/behaviour.md §3.2). */
+/** POST /api/v1/track/lead: binds the merchant's customer key to the partner of a click (docs/tracking.md#post-apiv1tracklead). */
 export async function trackLead(deps: Deps, apiKey: ApiKeyRow, input: LeadRequest): Promise<LeadOutcome> {
   if (apiKey.mode === 'test') return { kind: 'test_mode' };
   return recordLead(deps, { programId: apiKey.program_id, input });

@@ -2,7 +2,7 @@
  * Text that is not valid Unicode: a lone UTF-16 surrogate is legal in JSON ("\ud800") and in a JS
  * string, but has no UTF-8 form, so the store would keep U+FFFD in its place. Two different values
  * would become one, and a stored value would never again equal the one it is looked up by
- * (docs/behaviour.md §1.6).
+ * (docs/api.md#requests).
  */
 
 type Node = { value: unknown; parent?: Node; key?: string };

@@ -10,7 +10,7 @@ import type { BatchRun } from './write-batcher.js';
 /** What recording clicks needs beyond the store and the clock: the unique-click window (0 turns the check off). */
 export type ClickDeps = Deps & { clicks: { dedupMinutes: number } };
 
-/** Who followed a link: the client address and User-Agent the click came with (docs/behaviour.md §3.4). */
+/** Who followed a link: the client address and User-Agent the click came with (docs/tracking.md#unique-clicks). */
 export type Visitor = { ip: string; userAgent: string };
 
 /** A visitor following one enrollment's referral link. */
@@ -52,7 +52,7 @@ type VisitMemory = {
 const memoryOf = perStore((): VisitMemory => ({ visits: new Map() }));
 
 /**
- * The unique-click check of one batch of clicks (docs/behaviour.md §3.4): which visits already got
+ * The unique-click check of one batch of clicks (docs/tracking.md#unique-clicks): which visits already got
  * a click within the window — remembered, in the store, or earlier in this batch — and, after the
  * batch's COMMIT, the new clicks remembered. Built inside the writer's transaction.
  */

@@ -44,9 +44,9 @@ export function requiredBearer(request: FastifyRequest, credential: string): str
 }
 
 /**
- * Program API key (docs/behaviour.md §2.4, §4.1): 401 unauthorized, or 401 api_key_rotation_required
+ * Program API key (docs/api.md#api-keys, docs/sales.md#order-of-checks): 401 unauthorized, or 401 api_key_rotation_required
  * for a retired key. A token is read from the store once, known or unknown (docs/architecture.md §5);
- * unknown keys count against the client address's limit of failed authentications (docs/behaviour.md §8).
+ * unknown keys count against the client address's limit of failed authentications (docs/api.md#rate-limits).
  */
 export function apiKeyAuth(deps: Deps, failures: FailedAuthentications) {
   return async (request: FastifyRequest): Promise<void> => {
@@ -71,7 +71,7 @@ export function apiKeyAuth(deps: Deps, failures: FailedAuthentications) {
   };
 }
 
-/** The click endpoint: public, or the program API key when an Authorization header is sent (docs/behaviour.md §3.1). */
+/** The click endpoint: public, or the program API key when an Authorization header is sent (docs/tracking.md#post-apiv1trackclick). */
 export function optionalApiKeyAuth(deps: Deps, failures: FailedAuthentications) {
   const authenticate = apiKeyAuth(deps, failures);
   return async (request: FastifyRequest): Promise<void> => {
@@ -79,7 +79,7 @@ export function optionalApiKeyAuth(deps: Deps, failures: FailedAuthentications) 
   };
 }
 
-/** The instance admin token (docs/behaviour.md §2.1): provisioning API and the CLI's reports. */
+/** The instance admin token (docs/api.md#the-admin-token-and-the-admin-api): provisioning API and the CLI's reports. */
 export function isAdminToken(adminTokenHash: string, token: string | undefined): boolean {
   return token !== undefined && sameSecret(sha256(token), adminTokenHash);
 }
@@ -93,7 +93,7 @@ export function adminAuth(adminTokenHash: string) {
 }
 
 /**
- * Dashboard session (docs/behaviour.md §5.1) or the instance admin token; anything else, a program API
+ * Dashboard session (docs/reports.md#credential) or the instance admin token; anything else, a program API
  * key and a partner session included, is 401. Membership of the program is checked later, after
  * validation and the 404.
  */
@@ -110,7 +110,7 @@ export function sessionAuth(deps: Deps & { adminTokenHash: string }) {
 }
 
 /**
- * A partner session (docs/behaviour.md §15.4), the only credential of the portal routes: a dashboard
+ * A partner session (docs/pages.md#who-may-call-the-portal-apis), the only credential of the portal routes: a dashboard
  * session and the admin token are 401 there. Answers the session's partner.
  */
 export function partnerSessionAuth(deps: Deps) {

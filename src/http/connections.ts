@@ -1,7 +1,7 @@
 import type { ServerOptions } from 'node:http';
 import type { FastifyServerOptions } from 'fastify';
 
-/** How long a client may take (docs/behaviour.md §11.1), in milliseconds. */
+/** How long a client may take (docs/tracking.md#connections-and-timeouts), in milliseconds. */
 export type ConnectionTimeouts = {
   /** From the connection (or the end of the previous request) to the end of the request headers. */
   headersMs: number;

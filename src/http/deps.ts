@@ -13,13 +13,13 @@ export type AppDeps = {
   clock: Clock;
   /** SHA-256 of the instance admin token. */
   adminTokenHash: string;
-  /** Requests per window per API key on the tracking API (docs/behaviour.md §8: default 100 per second). */
+  /** Requests per window per API key on the tracking API (docs/api.md#rate-limits: default 100 per second). */
   rateLimit: RateLimit;
-  /** serve's request log (docs/behaviour.md §11.2); without one nothing is logged. */
+  /** serve's request log (docs/tracking.md#request-log); without one nothing is logged. */
   log?: RequestLog;
-  /** How long clients may take (docs/behaviour.md §11.1); the defaults when absent. */
+  /** How long clients may take (docs/tracking.md#connections-and-timeouts); the defaults when absent. */
   connections?: ConnectionTimeouts;
-  // Abuse of the public edge (docs/behaviour.md §3.4, §8):
+  // Abuse of the public edge (docs/tracking.md#unique-clicks, docs/api.md#rate-limits):
   /** Unique clicks (0 minutes: off) and the click endpoint's limit per client address. */
   clicks: { dedupMinutes: number; rateLimit: RateLimit };
   /** Requests with an unknown API key per window per client address. */
@@ -34,12 +34,12 @@ export type AppDeps = {
   /**
    * Serve the OpenAPI document at /openapi.json (default true). The CLI's in-process app, which no
    * command asks for it, leaves it out: its plugin loads a YAML library, ~80 ms of every command
-   * that opens the data dir (docs/architecture.md §15).
+   * that opens the data dir (docs/architecture.md#command-start-up).
    */
   openApi?: boolean;
   /**
    * The directory of the built pages (dist/web): `serve` delivers /dashboard, /portal and their
-   * assets from it (docs/behaviour.md §16.1). The CLI's in-process app has no use for them.
+   * assets from it (docs/pages.md#serving-caching-and-the-session). The CLI's in-process app has no use for them.
    */
   pages?: string;
 };

@@ -33,14 +33,14 @@ export function toAppError(error: unknown): AppError {
   if (statusCode === 416) return new AppError('range_not_satisfiable', 'The Range header asks for bytes outside the file');
   if (statusCode === 403 || statusCode === 404) return new AppError('not_found', 'No such file');
   if (statusCode === 400) return invalidRequest([{ field: 'url', message: 'not the path of a file' }]);
-  // Raised by Node's HTTP parser and connection checks, before Fastify sees a request (docs/behaviour.md §7.3).
+  // Raised by Node's HTTP parser and connection checks, before Fastify sees a request (docs/api.md#errors-raised-by-the-http-layer).
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new AppError('request_timeout', 'The request did not arrive in time; the connection is closed');
   if (code === 'HPE_HEADER_OVERFLOW') return new AppError('headers_too_large', 'The request headers are larger than 16 KiB');
   if (code?.startsWith('HPE_')) return invalidRequest([{ field: 'request', message: 'not a well-formed HTTP/1.1 request' }]);
   return new AppError('internal_error', 'An internal error occurred; nothing was recorded. Retrying is safe.');
 }
 
-/** The AppError a request is answered with; the cause of an internal error is logged (docs/behaviour.md §11.2). */
+/** The AppError a request is answered with; the cause of an internal error is logged (docs/tracking.md#request-log). */
 export function requestError(error: unknown, request: FastifyRequest): AppError {
   const appError = toAppError(error);
   if (appError.code === 'internal_error') request.log.error({ err: error }, 'request failed');

@@ -7,7 +7,7 @@ import { rateLimit } from './fastify.js';
 export type RateLimit = { max: number; windowSeconds: number };
 
 /**
- * The tracking routes' limit (docs/behaviour.md §8), run after authentication: per API key when
+ * The tracking routes' limit (docs/api.md#rate-limits), run after authentication: per API key when
  * the request carries one, else per client address (the click endpoint from browsers).
  */
 export function trackingRateLimit(limits: { perKey: RateLimit; perAddress: RateLimit }) {
@@ -32,7 +32,7 @@ export function closeConnectionsOverLimit(app: FastifyInstance): void {
   });
 }
 
-/** Counts the requests of each client address that sent an unknown API key (docs/behaviour.md §8). */
+/** Counts the requests of each client address that sent an unknown API key (docs/api.md#rate-limits). */
 export type FailedAuthentications = {
   /** Refuses an address that has used up its failures: its next unknown key is not even looked up. */
   refuseExhausted(request: FastifyRequest): Promise<void>;

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest, FastifyServerOptions, LogLevel } from 'fastify';
 import { fastify } from './fastify.js';
 
-/** `serve`'s log (docs/behaviour.md §11.2): pino's JSON lines, to stdout unless a stream is given. */
+/** `serve`'s log (docs/tracking.md#request-log): pino's JSON lines, to stdout unless a stream is given. */
 export type RequestLog = { level: LogLevel; stream?: { write(line: string): void } };
 
 export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -50,7 +50,7 @@ type LogLine = {
 };
 
 /**
- * On a terminal, each JSON line as one line of text with the same fields (docs/behaviour.md §11.2):
+ * On a terminal, each JSON line as one line of text with the same fields (docs/tracking.md#request-log):
  * `12:00:01.234 INFO  req-1 POST /api/v1/track/sale 200 3.2 ms`. Pipes and files keep the JSON.
  */
 export function readableLines(out: { write(text: string): void }): { write(line: string): void } {

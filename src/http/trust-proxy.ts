@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 /**
  * Which connections are proxies whose `X-Forwarded-For` names the client
- * (docs/behaviour.md#8-rate-limits): none (false); the nearest hop, whatever its address (true:
+ * (docs/api.md#rate-limits): none (false); the nearest hop, whatever its address (true:
  * the bare `serve --trust-proxy`); or only peers at these addresses and CIDR ranges.
  */
 export type TrustProxy = boolean | readonly string[];

@@ -4,8 +4,8 @@ import { invalidRequest } from '../errors.js';
 
 /**
  * preValidation on every route: a parsed body with a string or key that is not valid Unicode is
- * 400 invalid_request naming each such field (docs/behaviour.md §1.6). The webhook's body is still
- * raw bytes here; its pipeline makes such an event malformed_event (§6.3). Query strings need no
+ * 400 invalid_request naming each such field (docs/api.md#requests). The webhook's body is still
+ * raw bytes here; its pipeline makes such an event malformed_event (docs/webhooks.md#planning-an-event). Query strings need no
  * check: their percent-decoding refuses the UTF-8 of a surrogate and keeps the escaped text.
  */
 export async function refuseMalformedStrings(request: FastifyRequest): Promise<void> {

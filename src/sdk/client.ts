@@ -44,7 +44,7 @@ function withQuery(path: string, query: Record<string, string | number | boolean
   return params.size > 0 ? `${path}?${params}` : path;
 }
 
-/** The filter and page of a program's commission list (docs/behaviour.md §13.1). */
+/** The filter and page of a program's commission list (docs/refunds-and-payouts.md#the-status-a-commission-reads-as). */
 export type CommissionListQuery = { status?: CommissionStatus; partnerId?: number; limit?: number; offset?: number };
 
 /**
@@ -102,7 +102,7 @@ export class PartnerkitClient {
   }
 
   // The track* calls take and answer camelCase; the send* calls post the endpoint's own body and
-  // answer its own body (docs/behaviour.md §9.1).
+  // answer its own body (docs/sdk.md#names-on-each-surface-and-the-tracking-calls).
 
   /** Records a sale. A duplicate invoiceId resolves as already_recorded (the 409), never retried. */
   async trackSale(input: TrackSaleInput): Promise<TrackSaleResult> {
@@ -257,7 +257,7 @@ export class PartnerkitClient {
     /** GET /api/portal/programs/:programId/commissions: every one matching, or a page of them with `limit` and `offset`. */
     commissions: (programId: number, query: PortalCommissionsQuery = {}) =>
       this.get<PortalCommissions>(withQuery(`/api/portal/programs/${programId}/commissions`, query)),
-    /** The same list: a page's rows and the number of matching rows (docs/behaviour.md §15). */
+    /** The same list: a page's rows and the number of matching rows (docs/pages.md#session-apis). */
     commissionsPage: async (programId: number, query: PortalCommissionsQuery = {}): Promise<Page<PortalCommissions['data'][number]>> => {
       const { body, total } = await this.getPage<PortalCommissions>(withQuery(`/api/portal/programs/${programId}/commissions`, query));
       return { data: body.data, total };
@@ -288,7 +288,7 @@ export class PartnerkitClient {
   readonly commissions = {
     /** GET /api/programs/:programId/commissions: statuses as of now, by id; every one matching, or a page of them with `limit` and `offset`. */
     list: (programId: number, query: CommissionListQuery = {}) => this.get<Commission[]>(withQuery(`/api/programs/${programId}/commissions`, query)),
-    /** The same list: a page's rows and the number of matching rows (docs/behaviour.md §13.1). */
+    /** The same list: a page's rows and the number of matching rows (docs/refunds-and-payouts.md#the-status-a-commission-reads-as). */
     page: async (programId: number, query: CommissionListQuery = {}): Promise<Page<Commission>> => {
       const { body, total } = await this.getPage<Commission[]>(withQuery(`/api/programs/${programId}/commissions`, query));
       return { data: body, total };

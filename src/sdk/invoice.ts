@@ -12,7 +12,7 @@ export type InvoiceSkipReason = RenewalSkipReason | 'no_customer_key';
 export type InvoiceSale = { action: 'track'; input: TrackSaleInput } | { action: 'skip'; reason: InvoiceSkipReason };
 
 /**
- * For merchants that handle Stripe's `invoice.paid` themselves and call the sale endpoint (docs/behaviour.md §9.2
+ * For merchants that handle Stripe's `invoice.paid` themselves and call the sale endpoint (docs/sdk.md#tracksalefrominvoice-merchants-handling-stripe-themselves
  * "self-hosted alternative"): renewals only (billing_reason subscription_cycle), amount_paid > 0,
  * the customer key from the subscription metadata (parent.subscription_details first, the legacy
  * subscription_details second). The invoice id is the transaction id, so a retry is a 409, never

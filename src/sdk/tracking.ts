@@ -2,7 +2,7 @@ import type { ClickRequest, ClickResult, CommissionStatus, LeadRequest, LeadResu
 import { PartnerkitError } from './errors.js';
 
 // The SDK's tracking calls take and answer camelCase; the endpoints' own names are snake_case
-// (docs/behaviour.md §9.1). These functions are the one place the two meet.
+// (docs/sdk.md#names-on-each-surface-and-the-tracking-calls). These functions are the one place the two meet.
 
 /** The SDK's trackClick input. */
 export type TrackClickInput = {
@@ -86,7 +86,7 @@ export function fromLeadResult(result: LeadResult): TrackLeadResult {
   return { customerId: result.customer_id, message: result.message };
 }
 
-/** The SDK's trackRefund input (docs/behaviour.md §12.10). */
+/** The SDK's trackRefund input (docs/refunds-and-payouts.md#refunds-from-the-sdk-and-the-cli). */
 export type TrackRefundInput = {
   /** The refunded sale's transaction id: the invoiceId it was tracked with. */
   invoiceId: string;

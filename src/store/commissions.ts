@@ -9,7 +9,7 @@ export const COMMISSIONS = 'commissions c JOIN programs p ON p.id = c.program_id
 
 /**
  * The status of commission `c` of program `p` at the instant in the parameter `now`
- * (docs/behaviour.md §13.1): under automatic approval a pending commission is approved from its
+ * (docs/refunds-and-payouts.md#the-status-a-commission-reads-as): under automatic approval a pending commission is approved from its
  * `hold_until` on, with no job run; otherwise the stored status. Every read and every write that
  * decides by status uses this expression.
  */
@@ -47,7 +47,7 @@ export type PageRange = { limit?: number; offset: number };
 /**
  * A program's commissions at `now`, by id, optionally of one status (as read) and one partner:
  * the page's rows and the number of matching rows. The total rides on each row as a window count,
- * cheaper than a second count query over the same join (docs/behaviour.md §13.9); a page past
+ * cheaper than a second count query over the same join (docs/refunds-and-payouts.md#payout-choices-where-the-contract-is-silent); a page past
  * the end has no row to carry it, so only then is it counted apart.
  */
 export async function listCommissions(
@@ -102,7 +102,7 @@ export async function storeAutomaticApprovals(sql: Sql, programId: number, now: 
 /** A partner's balance in one currency: the sum of its approved commissions (HUGEINT: a sum can pass 2^63). */
 export type BalanceRow = { partner_id: number; currency: string; balance_cents: bigint; commissions: number };
 
-/** The program's balances at `now` (docs/behaviour.md §13.4), by partner and currency. */
+/** The program's balances at `now` (docs/refunds-and-payouts.md#balances-and-the-payout-preview), by partner and currency. */
 export function balances(sql: Sql, programId: number, now: Date): Promise<BalanceRow[]> {
   return sql.all<BalanceRow>(
     `SELECT pp.partner_id, c.currency, CAST(sum(c.amount_cents) AS HUGEINT) AS balance_cents, count(*) AS commissions

@@ -6,7 +6,7 @@ import { COMMISSIONS, statusAt } from './commissions.js';
 import { list, type Params, type Store } from './db.js';
 import type { PostgresStore } from './postgres-store.js';
 
-/** Which of a program's rows an export writes (docs/behaviour.md §14.8). */
+/** Which of a program's rows an export writes (docs/exports.md#what-an-export-holds). */
 export type ExportFilter = {
   programId: number;
   /** Rows whose time (the table's own, see TABLES) is in [from, to]; null leaves that side open. */
@@ -53,7 +53,7 @@ type Build = { where: Where; now: () => string; text: Text };
 /**
  * A table's export: the SELECT of its rows (live and, for the tables that keep them, test rows).
  * `now` is the parameter the commission statuses are read at. No column holds a secret or a
- * visitor's hash (docs/behaviour.md §14.8).
+ * visitor's hash (docs/exports.md#what-an-export-holds).
  */
 type TableExport = (build: Build) => string;
 

@@ -9,7 +9,7 @@ export type PayoutRow = {
   program_id: number;
   partner_id: number;
   currency: string;
-  /** A sum of commissions: HUGEINT, so a bigint (docs/behaviour.md §5.9). */
+  /** A sum of commissions: HUGEINT, so a bigint (docs/reports.md#rounding). */
   amount_cents: bigint;
   status: PayoutStatus;
   created_at: Date;

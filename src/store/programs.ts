@@ -2,7 +2,7 @@ import { list, type Sql } from './db.js';
 
 export type CommissionRule = { type: 'percent' | 'flat'; value: number };
 
-/** How pending commissions become approved (docs/behaviour.md §13.1). */
+/** How pending commissions become approved (docs/refunds-and-payouts.md#the-status-a-commission-reads-as). */
 export type Approval = 'auto' | 'manual';
 
 export type ProgramRow = {
@@ -17,7 +17,7 @@ export type ProgramRow = {
   created_at: Date;
   approval: Approval;
   min_payout_cents: number;
-  /** Where partner links send visitors; null until set (docs/behaviour.md §14.1). */
+  /** Where partner links send visitors; null until set (docs/tracking.md#landing-url). */
   landing_url: string | null;
 };
 

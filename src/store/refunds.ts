@@ -124,7 +124,7 @@ export function findInvoicePayments(sql: Sql, programIds: number[], refs: string
   );
 }
 
-/** A commission with the status it reads as at the instant asked (docs/behaviour.md §13.1). */
+/** A commission with the status it reads as at the instant asked (docs/refunds-and-payouts.md#the-status-a-commission-reads-as). */
 export type SaleCommission = CommissionRow & { read_status: CommissionStatus };
 
 /** Every commission of the sales, clawbacks included, oldest first, with its status as read at `now`. */

@@ -6,7 +6,7 @@
 
 /** The counts a report sums. */
 export const COUNTS = ['clicks', 'leads', 'leadStatus', 'conversions', 'sales', 'partners'] as const;
-/** The sums of money (integer cents, HUGEINT: a sum can pass 2^63; docs/behaviour.md §5.9). */
+/** The sums of money (integer cents, HUGEINT: a sum can pass 2^63; docs/reports.md#rounding). */
 export const MONEY = ['revenueCents', 'commissionCents', 'refundedCents'] as const;
 export const MEASURES = [...COUNTS, ...MONEY] as const;
 export type Measure = (typeof MEASURES)[number];
@@ -30,9 +30,9 @@ export type Source = {
 };
 
 /**
- * Where each metric comes from (docs/behaviour.md §5.5): its table, the instant that dates it, the
+ * Where each metric comes from (docs/reports.md#what-counts-and-how-each-metric-is-dated): its table, the instant that dates it, the
  * stored UTC day of that instant, its filter, and the column naming the partner's enrollment (the
- * per-partner report splits every source that has one; docs/behaviour.md §14.5). Test data never
+ * per-partner report splits every source that has one; docs/reports.md#per-partner-report). Test data never
  * counts: test clicks have no day (migration 003), so every filter on the day leaves them out; test
  * sales live in their own table.
  */
@@ -54,7 +54,7 @@ export const SOURCES: Source[] = [
   },
   // Refunds net revenue, and a completed one takes its sale out of the count, on the sale's own day:
   // an append-only table carrying that day and the sale's enrollment, so no sale row is ever updated
-  // (docs/behaviour.md §12.9). Test refunds have no days.
+  // (docs/reports.md#refunds-in-the-performance-report). Test refunds have no days.
   {
     sums: { revenueCents: '-sum(amount_cents)', sales: '-count(*) FILTER (WHERE completes_sale)' },
     table: 'refunds', at: 'paid_at', day: 'paid_day', where: 'true', enrollment: 'partner_program_id',
@@ -73,7 +73,7 @@ export const sumsOf = (s: Source) =>
     .map(([m, sum]) => `${sum} AS ${m === m.toLowerCase() ? m : `"${m}"`}`)
     .join(', ');
 
-/** The counts and sums of the per-partner report and the partner portal (docs/behaviour.md §14.5). */
+/** The counts and sums of the per-partner report and the partner portal (docs/reports.md#per-partner-report). */
 export const PARTNER_COUNTS = ['clicks', 'leadStatus', 'conversions', 'sales'] as const;
 /** The per-partner row has no refunded total: refunds net its revenue. */
 export const PARTNER_MONEY = ['revenueCents', 'commissionCents'] as const;

@@ -5,7 +5,7 @@ import { BY_ENROLLMENT, COUNTS, MONEY, PARTNER_COUNTS, PARTNER_MEASURES, PARTNER
 
 /**
  * What one day (or one whole window) of a program sums to. Money is integer cents as a bigint: the
- * sum of amounts the API accepts (each up to 2^53 − 1) can pass 2^53 (docs/behaviour.md §5.9).
+ * sum of amounts the API accepts (each up to 2^53 − 1) can pass 2^53 (docs/reports.md#rounding).
  */
 export type PerformanceTotals = {
   clicks: number;
@@ -131,7 +131,7 @@ export type PartnerTotals = PartnerMetrics & { partnerId: number; name: string; 
 /**
  * The partner sums are split either by enrollment (every partner of the program: the per-partner
  * report) or by stored day for one enrollment, the parameter $6 (a partner's own days: the partner
- * portal, docs/behaviour.md §15.6). Both are the same parts, so a partner's days add up to its row.
+ * portal, docs/pages.md#get-apiportalprogramsprogramidperformance). Both are the same parts, so a partner's days add up to its row.
  */
 type Split = 'enrollment' | 'day';
 

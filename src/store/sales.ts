@@ -26,7 +26,7 @@ export type SaleEventRow = {
   received_at: Date;
 } & PaymentIds;
 
-/** The Stripe payment intent and charge a sale's webhook event carried (refunds find the sale by them, docs/behaviour.md §12.7). */
+/** The Stripe payment intent and charge a sale's webhook event carried (refunds find the sale by them, docs/refunds-and-payouts.md#stripe-chargerefunded). */
 export type PaymentIds = { payment_intent_id: string | null; charge_id: string | null };
 
 export type CommissionRow = {
@@ -43,11 +43,11 @@ export type CommissionRow = {
   payout_id: number | null;
   paid_at: Date | null;
   reason: string | null;
-  /** The percentage (basis points) the amount was computed with; null for a flat rule or a clawback (docs/behaviour.md §12.4). */
+  /** The percentage (basis points) the amount was computed with; null for a flat rule or a clawback (docs/refunds-and-payouts.md#effect-on-the-sales-commission). */
   percent_bp: number | null;
 };
 
-/** Stored statuses; `pending` reads as `approved` after the hold under automatic approval (docs/behaviour.md §13.1). */
+/** Stored statuses; `pending` reads as `approved` after the hold under automatic approval (docs/refunds-and-payouts.md#the-status-a-commission-reads-as). */
 export type CommissionStatus = 'pending' | 'approved' | 'processing' | 'paid' | 'reversed' | 'rejected';
 
 export type TestSaleRow = {

@@ -1,6 +1,6 @@
 import type { Sql } from './db.js';
 
-/** Values of the installation kept in the database (the visitor salt, docs/behaviour.md §3.4). */
+/** Values of the installation kept in the database (the visitor salt, docs/tracking.md#unique-clicks). */
 export async function findSetting(sql: Sql, name: string): Promise<string | undefined> {
   return (await sql.one<{ value: string }>('SELECT value FROM settings WHERE name = $1', [name]))?.value;
 }

@@ -10,7 +10,7 @@ export type ClickRow = {
   referrer: string | null;
   is_test: boolean;
   created_at: Date;
-  /** The visitor's salted hash (docs/behaviour.md §3.4); null for test clicks and clicks without a visitor. */
+  /** The visitor's salted hash (docs/tracking.md#unique-clicks); null for test clicks and clicks without a visitor. */
   visitor_hash: number | null;
 };
 

@@ -66,7 +66,7 @@ export type Unlocks = { subscriptionId?: string; providerCustomerId?: string; pa
 /**
  * The program's waiting events, oldest first: skipped as no_attribution and naming the subscription or
  * Stripe customer, or skipped as sale_not_found and naming one of the payment ids, directly or as the
- * payment intent or charge linked to one of them as an invoice (docs/behaviour.md §6.13, §12.8).
+ * payment intent or charge linked to one of them as an invoice (docs/webhooks.md#deferred-attribution-events-out-of-order, docs/refunds-and-payouts.md#invoice_paymentpaid-and-refunds-that-wait).
  */
 /** The order events were stored in: DuckDB's row id; on PostgreSQL a serial column (docs/architecture.md §18.2). */
 const arrival = (sql: Sql) => (sql.engine === 'duckdb' ? 'rowid' : 'seq');

@@ -1,5 +1,5 @@
 /**
- * The page a partner link answers when it leads nowhere (docs/behaviour.md §14.2): the visitor
+ * The page a partner link answers when it leads nowhere (docs/tracking.md#partner-links-get-rrefcode): the visitor
  * followed a link in a browser, so a page rather than a JSON error. It never repeats the link's
  * text, so nothing a link carries is ever written into the page.
  */

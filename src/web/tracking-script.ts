@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 /**
  * The tracking script merchants load with one tag, `<script async src="…/pk.js?program=ID">`
- * (docs/behaviour.md §14.3). Hand-written ES5 without dependencies, kept under 4 KB: on the
+ * (docs/tracking.md#the-tracking-script-get-pkjsprogramprogramid). Hand-written ES5 without dependencies, kept under 4 KB: on the
  * merchant's page it takes the click id a partner link brought (`partner_click_id=`), or records
  * the click of a `via=<refCode>` visit through the click endpoint (CORS) of the server it was loaded
  * from, and keeps it in the first-party cookie `partner_click_id` for the program's attribution

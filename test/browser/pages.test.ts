@@ -10,7 +10,7 @@ import type { PerformanceReport } from '../../src/api/reports.js';
 import { BIN, cliEnv, runJson } from '../helpers/cli.js';
 
 /**
- * The dashboard and the partner portal (docs/behaviour.md §16) in Debian's headless Chromium
+ * The dashboard and the partner portal (docs/pages.md#the-dashboard-and-the-partner-portal) in Debian's headless Chromium
  * against a real `serve` with a pinned clock: the demo's history (program 1) and a small program
  * with manual approval (program 2) whose partners are Alice and one named like an XSS attack.
  * Every number on the pages is compared with the API's answer. UPDATE_SCREENSHOTS=1 rewrites

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildTestApp, type ProgramFixture, type TestApp } from '../helpers/app.js';
 
 /**
- * The tracking script in a real browser (docs/behaviour.md §14.3): Debian's headless Chromium,
+ * The tracking script in a real browser (docs/tracking.md#the-tracking-script-get-pkjsprogramprogramid): Debian's headless Chromium,
  * driven by playwright-core (never a downloaded browser), opens a merchant's page on one origin
  * that loads pk.js from partnerkit on another, so the click is posted cross-origin as on a real
  * site. Unique clicks are off, so every click the server stores is one the script asked for.

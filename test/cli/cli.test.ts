@@ -56,7 +56,7 @@ async function provisionAndTrack(env: NodeJS.ProcessEnv) {
 
   const saleArgs = ['sale', 'send', '--api-key', program.apiKey, '--customer-key', 'user_1', '--amount-cents', '4000', '--transaction-id', 'in_1', '--product-id', 'pro'];
   expect(await runJson(saleArgs, env)).toEqual({ success: true, sale_id: 1, commission_id: 1, message: 'Sale and commission recorded' });
-  // A transaction id recorded earlier is a success, as the SDK's trackSale answers it (docs/behaviour.md §9.6).
+  // A transaction id recorded earlier is a success, as the SDK's trackSale answers it (docs/cli.md#sale-send-and-a-transaction-recorded-earlier).
   const duplicate = await runCli([...saleArgs, '--json'], env);
   expect(duplicate.code).toBe(0);
   expect(JSON.parse(duplicate.stdout)).toEqual({
@@ -70,7 +70,7 @@ async function provisionAndTrack(env: NodeJS.ProcessEnv) {
   expect(await runJson(refundArgs, env)).toEqual({
     success: true, refund_id: 1, sale_id: 1, refunded_cents: 1500, remaining_cents: 2500, commission_id: 1, commission_status: 'pending', clawback_commission_id: null,
   });
-  // A refund id recorded earlier is a success too (docs/behaviour.md §9.6).
+  // A refund id recorded earlier is a success too (docs/cli.md#sale-send-and-a-transaction-recorded-earlier).
   const duplicateRefund = await runCli([...refundArgs, '--json'], env);
   expect(duplicateRefund.code).toBe(0);
   expect(JSON.parse(duplicateRefund.stdout)).toEqual({
@@ -123,7 +123,7 @@ describe('the partnerkit CLI as a process', () => {
 
   test('a second serve on a data dir whose DuckDB file is held exits non-zero at once, naming the running server', async () => {
     const dataDir = tempDataDir();
-    const duckdb = { PARTNERKIT_DATABASE_URL: '' }; // PostgreSQL takes a second server: docs/behaviour.md §17.1
+    const duckdb = { PARTNERKIT_DATABASE_URL: '' }; // PostgreSQL takes a second server: docs/store-engines.md#several-instances-on-postgresql
     const server = await startServe(dataDir, [], duckdb);
     const second = await runCli(['serve', '--port', '0'], cliEnv(dataDir, duckdb));
     expect(second.code).not.toBe(0);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { cliEnv, runCli, runOnTerminal, tempDataDir } from '../helpers/cli.js';
 
-// Runs against dist/: `npm run build` first. Command names, help and completion (docs/behaviour.md §9.9).
+// Runs against dist/: `npm run build` first. Command names, help and completion (docs/cli.md#command-names-help-and-shell-completion).
 
 describe('a misspelt command (@oclif/plugin-not-found)', () => {
   test.skipIf(process.platform !== 'linux')('on a terminal it asks "Did you mean webhook events?"; no runs nothing', async () => {

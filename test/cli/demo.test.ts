@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { cliEnv, runCli, runJson, runOnTerminal, startServe, tempDataDir } from '../helpers/cli.js';
 
-// Runs against dist/: `npm run build` first. The demo's progress on a terminal (docs/behaviour.md §9.8),
-// its sign-in links (§2.7).
+// Runs against dist/: `npm run build` first. The demo's progress on a terminal (docs/cli.md#demo-progress),
+// its sign-in links (docs/api.md#demo-data).
 
 const LABELS = ['writing clicks', 'writing leads, sales and commissions', 'committing'];
 

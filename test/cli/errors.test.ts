@@ -5,7 +5,7 @@ import { cliEnv, runCli, tempDataDir } from '../helpers/cli.js';
 
 // Runs against dist/: `npm run build` first.
 
-/** The command lines a person gets wrong, and what oclif's parser says of each (docs/behaviour.md §9.3). */
+/** The command lines a person gets wrong, and what oclif's parser says of each (docs/cli.md#how-commands-reach-the-service). */
 const USAGE_ERRORS: Array<[string, string[], string]> = [
   ['exclusive flags', ['report', 'performance', '1', '--csv'], '--json=true cannot also be provided when using --csv'],
   ['a missing required flag', ['click', 'record'], 'Missing required flag ref'],

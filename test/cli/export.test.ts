@@ -4,7 +4,7 @@ import { parse } from 'csv-parse/sync';
 import { describe, expect, test } from 'vitest';
 import { cliEnv, runCli, runJson, runOnTerminal, startServe, tempDataDir } from '../helpers/cli.js';
 
-// `partnerkit export` (docs/behaviour.md §14.8) on a data dir and through the server holding it: the
+// `partnerkit export` (docs/exports.md#what-an-export-holds) on a data dir and through the server holding it: the
 // same files either way. Runs dist/ (`npm run build` first); the file contents are checked in
 // test/http/exports.test.ts, here what the command does with them. About fifteen processes a test.
 

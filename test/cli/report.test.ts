@@ -179,7 +179,7 @@ describe('partnerkit report performance', () => {
     expect(lines[0]).toBe('Program 1 performance, 7d: 2026-03-04 – 2026-03-10 (UTC days)');
     expect(lines[1]).toBe('Compared with 2026-02-25 – 2026-03-03 (UTC days)');
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
-    // Counts and money with thousands separators, money with two decimals (docs/behaviour.md#97-tables-and-numbers).
+    // Counts and money with thousands separators, money with two decimals (docs/cli.md#tables-and-numbers).
     const cellsOf = (line: string) => line.trim().split(/ {2,}/);
     const counted = (n: number) => n.toLocaleString('en-US');
     const dollars = (n: number) => n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });

@@ -28,7 +28,7 @@ function permissiveUmask(): void {
   });
 }
 
-describe('files in the data dir (docs/behaviour.md §1.2)', () => {
+describe('files in the data dir (docs/api.md#data-dir)', () => {
   test('a command creates the data dir 0700 and every file in it 0600', async () => {
     permissiveUmask();
     const dataDir = join(tempDataDir(), 'data');
@@ -48,7 +48,7 @@ describe('files in the data dir (docs/behaviour.md §1.2)', () => {
   });
 });
 
-describe('serve: the request log on stdout (docs/behaviour.md §11.2)', () => {
+describe('serve: the request log on stdout (docs/tracking.md#request-log)', () => {
   test('one JSON line per request when stdout is not a terminal', async () => {
     const server = await startServe(tempDataDir());
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
@@ -107,7 +107,7 @@ describe('serve: stopping (docs/exports.md#shutdown)', () => {
   });
 });
 
-describe('serve --trust-proxy (docs/behaviour.md#8-rate-limits)', () => {
+describe('serve --trust-proxy (docs/api.md#rate-limits)', () => {
   test('bare, before another flag, it reads X-Forwarded-For from whatever peer connects, as before it took a value', async () => {
     const dataDir = tempDataDir();
     const server = await startServe(dataDir, ['--trust-proxy', '--click-rate-limit', '1']);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { cliEnv, runCli, runJson, startServe, tempDataDir } from '../helpers/cli.js';
 import { FIXTURES } from '../helpers/stripe.js';
 
-// Runs against dist/: `npm run build` first. How tables read (docs/behaviour.md#97-tables-and-numbers):
+// Runs against dist/: `npm run build` first. How tables read (docs/cli.md#tables-and-numbers):
 // 80 columns with long names and six-figure amounts, names beside ids, local short times, a
 // sentence instead of an empty table.
 

@@ -82,7 +82,7 @@ describe('partnerkit webhook replay / webhook events', () => {
       [again[0].event_id, 'already_recorded', 3],
       [expect.stringMatching(/^evt_/), 'refund_recorded', 1],
     ]);
-    // One line an event, within 80 columns, received in the terminal's time zone (docs/behaviour.md#97-tables-and-numbers).
+    // One line an event, within 80 columns, received in the terminal's time zone (docs/cli.md#tables-and-numbers).
     const table = await runCli(['webhook', 'events', '--program', '1', '--limit', '2'], { ...env, TZ: 'UTC' });
     expect(table.code).toBe(0);
     const rows = table.stdout.trimEnd().split('\n');

@@ -1,4 +1,4 @@
-// Deno end-to-end test: the built CLI, every command, run with `deno run` (docs/behaviour.md §9.10).
+// Deno end-to-end test: the built CLI, every command, run with `deno run` (docs/cli.md#node-20-and-deno-2).
 // `serve` listens on 127.0.0.1 with port 0; through it a program is provisioned, a click, a lead and
 // a sale are sent, fixtures/stripe is replayed as README's "Replaying fixtures in CI" shows, and the
 // report is printed; once the server has stopped, the same commands open the data dir themselves.

@@ -8,7 +8,7 @@ import { factories, httpFactoryApi } from '../helpers/factories.js';
 import { expectErrorEnvelope } from './support.js';
 
 /**
- * Slow clients (docs/behaviour.md §11.1): a real `serve` with short timeouts, 2,000 connections that
+ * Slow clients (docs/tracking.md#connections-and-timeouts): a real `serve` with short timeouts, 2,000 connections that
  * never finish their request — half trickle their headers a byte at a time, half stop in the middle
  * of the body — while a second client records sales and asks /healthz. The second client is
  * answered promptly; the server answers each slow one 408 and closes it once its deadline passes.

@@ -32,7 +32,7 @@ export const T0 = '2026-03-01T12:00:00.000Z';
 
 /**
  * Date frozen at T0 until the test finishes, timers left real: rate limits count in real time
- * (docs/behaviour.md §8), so their windows and Retry-After become exact; vi.setSystemTime moves it.
+ * (docs/api.md#rate-limits), so their windows and Retry-After become exact; vi.setSystemTime moves it.
  */
 export function freezeDate(): void {
   vi.useFakeTimers({ toFake: ['Date'], now: new Date(T0) });

@@ -144,7 +144,7 @@ const CASES: Array<[string, Credential, Record<Guard, Verdict>]> = [
 
 /**
  * Row counts of every table of data: a refused request must change none. The rate limits' counters
- * on PostgreSQL are not data: a refusal counts against its address (docs/behaviour.md §8).
+ * on PostgreSQL are not data: a refusal counts against its address (docs/api.md#rate-limits).
  */
 async function rowCounts(t: TestApp): Promise<Record<string, number>> {
   return t.store.read(async (sql) => {
@@ -156,7 +156,7 @@ async function rowCounts(t: TestApp): Promise<Record<string, number>> {
   });
 }
 
-/** Sends the request; whatever the answer, an API answer holds a session's data and is never cached (docs/behaviour.md §16.1). */
+/** Sends the request; whatever the answer, an API answer holds a session's data and is never cached (docs/pages.md#serving-caching-and-the-session). */
 async function send(t: TestApp, method: string, request: PreparedRequest, authorization: string | undefined) {
   const response = await t.app.inject({ method: method as AuthenticatedRoute['method'], url: request.url, payload: request.payload, headers: authorization === undefined ? {} : { authorization } });
   expect(response.headers['cache-control'], `${method} ${request.url} ${response.statusCode}`).toBe('no-store');

@@ -315,7 +315,7 @@ type Probe = { method: 'GET' | 'POST' | 'OPTIONS'; url: string; payload?: object
 const PUBLIC: Array<[string, (program: ProgramFixture) => Probe, number]> = [
   ['GET /healthz', () => ({ method: 'GET', url: '/healthz' }), 200],
   ['GET /openapi.json', () => ({ method: 'GET', url: '/openapi.json' }), 200],
-  // Partner links and the tracking script are opened by visitors' browsers (docs/behaviour.md §14).
+  // Partner links and the tracking script are opened by visitors' browsers (docs/tracking.md#partner-links-and-the-tracking-script).
   ['GET /r/:refCode', (program) => ({ method: 'GET', url: `/r/${program.refCode}` }), 404],
   ['GET /pk.js', (program) => ({ method: 'GET', url: `/pk.js?program=${program.id}` }), 200],
   // Verified by its Stripe signature, not a bearer credential: unsigned is 400 invalid_signature.

@@ -8,7 +8,7 @@ import { ADMIN_TOKEN, buildTestApp, freezeDate, rateLimitedBody, T0, type Progra
 import { API_KEY_MESSAGES, unauthorized } from '../helpers/route-auth.js';
 
 /**
- * The public edge of the click endpoint (docs/behaviour.md §3.1, §3.4, §8): unique clicks, the
+ * The public edge of the click endpoint (docs/tracking.md#post-apiv1trackclick, docs/tracking.md#unique-clicks, docs/api.md#rate-limits): unique clicks, the
  * per-address limit, X-Forwarded-For behind a proxy, server-side clicks with the program's key.
  */
 const CLICK = '/api/v1/track/click';

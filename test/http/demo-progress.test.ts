@@ -5,7 +5,7 @@ import { injectTransport } from '../../src/local.js';
 import { PartnerkitClient } from '../../src/sdk/client.js';
 import { ADMIN_TOKEN, buildTestApp } from '../helpers/app.js';
 
-// The demo load's progress (docs/behaviour.md §2.7, §9.8).
+// The demo load's progress (docs/api.md#demo-data, docs/cli.md#demo-progress).
 const OPTIONS = { days: 5, clicks: 2000, seed: 3 };
 
 /** The phases in order, each with the clicks written when it was reported. */

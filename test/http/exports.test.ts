@@ -17,7 +17,7 @@ import { FORMULAS } from '../helpers/factories.js';
 import { reportHistory } from '../helpers/history.js';
 
 /*
- * GET /api/programs/:programId/export (docs/behaviour.md §14.8): each table in each format holds
+ * GET /api/programs/:programId/export (docs/exports.md#what-an-export-holds): each table in each format holds
  * the same rows, which are the ones the API and the store hold; ranges, test data and secrets.
  * Credentials and the 401s are the shared authorization suite's.
  */

@@ -4,7 +4,7 @@ import { rawRequest } from '../helpers/raw-http.js';
 import { expectErrorEnvelope } from '../faults/support.js';
 
 /**
- * Errors the HTTP layer raises before or instead of a route (docs/behaviour.md §7.3) are in the
+ * Errors the HTTP layer raises before or instead of a route (docs/api.md#errors-raised-by-the-http-layer) are in the
  * platform envelope too, over a real socket: Node's parser, Fastify's router and body parsers.
  */
 async function listening(options: TestAppOptions = {}) {
@@ -111,7 +111,7 @@ describe('errors of the HTTP layer, over a real socket', () => {
   });
 });
 
-describe('request deadlines (docs/behaviour.md §11.1), with short timeouts', () => {
+describe('request deadlines (docs/tracking.md#connections-and-timeouts), with short timeouts', () => {
   const connections = { headersMs: 300, requestMs: 600, keepAliveMs: 5_000 };
   const timedOut = platform(408, 'RequestTimeoutError', 'request_timeout', 'The request did not arrive in time; the connection is closed');
 

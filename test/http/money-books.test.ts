@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { ADMIN_TOKEN, buildTestApp, type TestApp } from '../helpers/app.js';
 
 /*
- * Refunds (docs/behaviour.md §12) and payouts (§13) together: the books balance to the cent,
+ * Refunds (docs/refunds-and-payouts.md#refunds-and-the-commission-lifecycle) and payouts (docs/refunds-and-payouts.md#commission-approval-and-payouts) together: the books balance to the cent,
  * whatever order the money moves in.
  */
 

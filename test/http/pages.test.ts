@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ADMIN_TOKEN, buildTestApp } from '../helpers/app.js';
 import { CONTENT_SECURITY_POLICY } from '../../src/http/routes/pages.js';
 
-/** Serving the pages (docs/behaviour.md §16.1), over a build of them made for this file. */
+/** Serving the pages (docs/pages.md#serving-caching-and-the-session), over a build of them made for this file. */
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'partnerkit-pages-'));

@@ -3,7 +3,7 @@ import { LINK_PAGES } from '../../src/web/link-pages.js';
 import { ADMIN_TOKEN, buildTestApp, freezeDate, rateLimitedBody, type TestApp, type TestAppOptions } from '../helpers/app.js';
 
 /**
- * Partner links (docs/behaviour.md §14.1–§14.2): GET /r/:refCode records a click like the click
+ * Partner links (docs/tracking.md#landing-url, docs/tracking.md#partner-links-get-rrefcode): GET /r/:refCode records a click like the click
  * endpoint (the same batch, unique clicks and per-address limit) and redirects to the program's
  * landing URL with the click id; `to` only on the landing URL's origin.
  */

@@ -3,7 +3,7 @@ import { ADMIN_TOKEN, buildTestApp, type TestApp } from '../helpers/app.js';
 import { NOW, REPORT_QUERIES, reportHistory as history } from '../helpers/history.js';
 
 /**
- * GET /api/tracking/performance/:programId/partners (docs/behaviour.md §14.5): a row per partner,
+ * GET /api/tracking/performance/:programId/partners (docs/reports.md#per-partner-report): a row per partner,
  * by revenue then clicks, adding up to the program report. Its errors and credentials are the
  * program report's: performance.test.ts and the shared authorization suite.
  */

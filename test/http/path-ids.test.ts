@@ -3,7 +3,7 @@ import { ADMIN_TOKEN, buildTestApp } from '../helpers/app.js';
 import { sendWebhook } from '../helpers/stripe.js';
 
 /**
- * Path ids (docs/behaviour.md §1.6): decimal digits without sign, leading zeros, exponent or
+ * Path ids (docs/api.md#requests): decimal digits without sign, leading zeros, exponent or
  * spaces, at most 2^53 − 1. Anything else is 400 invalid_request naming the parameter, on every
  * route that takes one, before the row is looked up.
  */

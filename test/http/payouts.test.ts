@@ -8,7 +8,7 @@ import { ADMIN_TOKEN, buildTestApp, T0, type ProgramFixture, type TestApp } from
 import { FORMULAS } from '../helpers/factories.js';
 
 /**
- * Commission approval and payouts (docs/behaviour.md §13), through the HTTP API with a pinned,
+ * Commission approval and payouts (docs/refunds-and-payouts.md#commission-approval-and-payouts), through the HTTP API with a pinned,
  * movable clock. Sales are 49.99 at 20 %: each earns a commission of 1,000 cents, pending for the
  * program's 30 hold days (until 2026-03-31T12:00:00.000Z for a sale at T0).
  */
@@ -435,7 +435,7 @@ describe('payouts', () => {
   });
 });
 
-describe('amounts beyond 2^53 − 1 cents (docs/behaviour.md#135-creating-payouts)', () => {
+describe('amounts beyond 2^53 − 1 cents (docs/refunds-and-payouts.md#creating-payouts)', () => {
   /** A flat commission so large that two of them pass 2^53 − 1 cents. */
   const HUGE = Number.MAX_SAFE_INTEGER - 10;
   const twoHuge = 2n * BigInt(HUGE); // 18014398509481962

@@ -143,7 +143,7 @@ describe('GET /api/tracking/performance/:programId', () => {
     expect(ok.json().metrics.totalClicks).toBe(6);
   });
 
-  // Both program reports, per day and per partner (docs/behaviour.md §14.5), answer the same errors.
+  // Both program reports, per day and per partner (docs/reports.md#per-partner-report), answer the same errors.
   describe.each(['', '/partners'])('errors of /api/tracking/performance/:programId%s after authorization (its 401s are in the shared suite), in the order 400, 404, 403', (report) => {
     const url = (path: string) => path.replace(/^(\/api\/tracking\/performance\/[^/?]*)/, `$1${report}`);
 
@@ -199,7 +199,7 @@ describe('GET /api/tracking/performance/:programId', () => {
   });
 });
 
-describe('sums beyond 2^53 (docs/behaviour.md §5.9)', () => {
+describe('sums beyond 2^53 (docs/reports.md#rounding)', () => {
   const MAX = 9_007_199_254_740_991; // the largest amount_cents the API accepts
   const COMMISSION = 1_801_439_850_948_198; // 20 % of it, half up
 

@@ -4,7 +4,7 @@ import { REPORT_QUERIES, reportHistory } from '../helpers/history.js';
 import { partnerSession, unauthorized } from '../helpers/route-auth.js';
 
 /**
- * The partner portal's APIs (docs/behaviour.md §15): a partner session reads its own rows only, its
+ * The partner portal's APIs (docs/pages.md#session-apis): a partner session reads its own rows only, its
  * numbers are its row of the per-partner report, and nothing it reads names a customer. Credentials
  * of every kind on every route: the shared authorization suite.
  */

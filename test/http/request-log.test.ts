@@ -7,7 +7,7 @@ import { signStripePayload } from '../../src/cli/stripe-fixtures.js';
 import { fixture } from '../helpers/stripe.js';
 
 /**
- * The request log (docs/behaviour.md §11.2): one JSON line per request with method, route, status,
+ * The request log (docs/tracking.md#request-log): one JSON line per request with method, route, status,
  * duration and request id; a 5xx also logs its cause; no credential, signature or body ever appears.
  */
 type Line = Record<string, any>;

@@ -83,7 +83,7 @@ describe('POST /api/v1/track/sale: success', () => {
   });
 });
 
-describe('commission rules (docs/behaviour.md §4.8)', () => {
+describe('commission rules (docs/sales.md#commission)', () => {
   test.each([
     // [percent, amount, expected cents]
     [20, 4999, 1000], // 999.8
@@ -201,7 +201,7 @@ describe('attribution window (pinned clock)', () => {
   });
 });
 
-describe('test mode (docs/behaviour.md §4.3)', () => {
+describe('test mode (docs/sales.md#test-mode)', () => {
   const triggers: Array<[string, (p: ProgramFixture) => string, Record<string, unknown>]> = [
     ['a test API key', (p) => p.testApiKey, {}],
     ['additional_data.test_mode', (p) => p.apiKey, { additional_data: { test_mode: true } }],
@@ -246,7 +246,7 @@ describe('test mode (docs/behaviour.md §4.3)', () => {
   });
 });
 
-describe('errors, in the order of docs/behaviour.md §4.1', () => {
+describe('errors, in the order of checks of a sale (docs/sales.md#order-of-checks)', () => {
   const invalid: Array<[string, Record<string, unknown>, string]> = [
     ['transaction_id missing', { transaction_id: undefined }, 'transaction_id'],
     ['transaction_id a number', { transaction_id: 12 }, 'transaction_id'],

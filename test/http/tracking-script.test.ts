@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { buildTestApp } from '../helpers/app.js';
 
-/** GET /pk.js (docs/behaviour.md §14.3) as HTTP; what it does in a browser: test/browser/tracking-script.test.ts. */
+/** GET /pk.js (docs/tracking.md#the-tracking-script-get-pkjsprogramprogramid) as HTTP; what it does in a browser: test/browser/tracking-script.test.ts. */
 describe('GET /pk.js', () => {
   const get = (t: Awaited<ReturnType<typeof buildTestApp>>, url: string, headers: Record<string, string> = {}) =>
     t.app.inject({ method: 'GET', url, headers });

@@ -4,7 +4,7 @@ import { saleFields } from '../helpers/factories.js';
 import { counts, delta } from '../faults/support.js';
 
 /**
- * Text that is not valid Unicode (docs/behaviour.md §1.6): a lone UTF-16 surrogate, legal in JSON
+ * Text that is not valid Unicode (docs/api.md#requests): a lone UTF-16 surrogate, legal in JSON
  * as an escape, is refused with 400 invalid_request naming each field that holds one, on every
  * route, and nothing is stored. (The webhook's case is in test/faults/bad-input.test.ts.)
  */

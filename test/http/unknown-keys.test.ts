@@ -6,7 +6,7 @@ import { buildTestApp, freezeDate, rateLimitedBody, T0, type TestApp } from '../
 import { API_KEY_MESSAGES, unauthorized } from '../helpers/route-auth.js';
 
 /**
- * Unknown API keys (docs/behaviour.md §8): looked up in the store once, then refused from memory,
+ * Unknown API keys (docs/api.md#rate-limits): looked up in the store once, then refused from memory,
  * and counted per client address against the limit of failed authentications.
  */
 const unknownKey = (n: number) => `pk_live_${String(n).padStart(32, 'u')}`;

@@ -194,7 +194,7 @@ describe('one batch of webhook deliveries', () => {
       [renewal.id, 'skipped', 'no_attribution', null, false],
       [start.id, 'recorded', null, 1, false],
     ]);
-    // The checkout's transaction id (its invoice) is what a refund of its payment may name (docs/behaviour.md §12.8).
+    // The checkout's transaction id (its invoice) is what a refund of its payment may name (docs/refunds-and-payouts.md#invoice_paymentpaid-and-refunds-that-wait).
     expect(applied[1].unlocks).toEqual({ subscriptionId: 'sub_1RpkSubQm2LdVhA8', providerCustomerId: 'cus_SZpk4x7Qm2LdVh', paymentRefs: ['in_1RpkFirstQm2LdVhB3'] });
     // What the checkout's request does after its COMMIT (receive.ts).
     await reattribute(t.deps, program.id, applied[1].unlocks);

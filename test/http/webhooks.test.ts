@@ -326,7 +326,7 @@ function session(program: ProgramFixture, id: string, ids: { click?: string; ema
   return event;
 }
 
-describe('attribution fallback order (docs/behaviour.md §6.9)', () => {
+describe('attribution fallback order (docs/webhooks.md#attribution-fallback-order)', () => {
   test('click id, then e-mail against the lead, then the provider customer of an earlier attributed session, then the customer key', async () => {
     const { t, program, send } = await setup();
     const a = await t.lead(program, 'cust_a', { email: 'a@example.com' });

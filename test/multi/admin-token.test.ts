@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { cliEnv, runCli, runJson, tempDataDir } from '../helpers/cli.js';
 import { testDatabaseUrl } from '../helpers/engine.js';
 
-// Runs against dist/ on PostgreSQL only (the PostgreSQL run): docs/behaviour.md §17.2.
+// Runs against dist/ on PostgreSQL only (the PostgreSQL run): docs/store-engines.md#several-instances-on-postgresql.
 describe('one admin token per PostgreSQL database', () => {
   test('the first data dir records its token; another data dir with its own token is refused, and works once it holds the first one', async () => {
     const databaseUrl = testDatabaseUrl();

@@ -16,7 +16,7 @@ import { counts, delta, salesOf, seededRandom, shuffle } from '../faults/support
  */
 if (!TEST_DATABASE_URL) throw new Error('test/multi runs on PostgreSQL only: npm run test:postgres, or set PARTNERKIT_TEST_DATABASE_URL');
 
-/** The service clock of both instances (docs/behaviour.md §1.4): the webhook fixtures' day. */
+/** The service clock of both instances (docs/api.md#time-and-the-one-clock): the webhook fixtures' day. */
 const NOW = '2026-03-01T12:05:00.000Z';
 const SERVE_ARGS = ['--rate-limit', '1000000', '--click-rate-limit', '1000000'];
 const SEED = 18_2026;

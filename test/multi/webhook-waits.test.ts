@@ -5,7 +5,7 @@ import { TEST_DATABASE_URL, writerOf } from '../helpers/engine.js';
 import { sendWebhook, stripeMerchant } from '../helpers/stripe.js';
 
 /*
- * An event that waits (docs/behaviour.md §6) decided on one instance while the sale it waits for
+ * An event that waits (docs/webhooks.md#stripe-webhooks-incoming) decided on one instance while the sale it waits for
  * commits on another: two apps in this process, each with a store of its own on one PostgreSQL
  * schema, the first instance's transaction held open between its decision and its COMMIT.
  */

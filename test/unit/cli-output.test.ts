@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { commissionText, formatCents, formatCount, formatMoney, formatWhen, renderTable, truncateMiddle } from '../../src/cli/output.js';
 
-describe('numbers in tables (docs/behaviour.md §9.7)', () => {
+describe('numbers in tables (docs/cli.md#tables-and-numbers)', () => {
   test.each([
     [11_231_798, '11,231,798.00'],
     [4907, '4,907.00'],
@@ -9,7 +9,7 @@ describe('numbers in tables (docs/behaviour.md §9.7)', () => {
     [0, '0.00'],
     [0.5, '0.50'],
     [-1234.5, '-1,234.50'],
-    // Beyond 2^53 cents the report's JSON number keeps about 16 digits (docs/behaviour.md §5.9).
+    // Beyond 2^53 cents the report's JSON number keeps about 16 digits (docs/reports.md#rounding).
     [92_774_152_323_832_210, '92,774,152,323,832,210.00'],
   ])('money %s → %s', (dollars, shown) => {
     expect(formatMoney(dollars)).toBe(shown);
@@ -49,7 +49,7 @@ describe('long ids in tables', () => {
   });
 });
 
-describe('tables within 80 columns (docs/behaviour.md#97-tables-and-numbers)', () => {
+describe('tables within 80 columns (docs/cli.md#tables-and-numbers)', () => {
   type Row = { name: string; amount: string; type: string };
   const columns = [
     { header: 'name', value: (r: Row) => r.name, shrink: 'end' as const },

@@ -20,7 +20,7 @@ function topics(dir = join(ROOT, 'commands'), prefix = ''): Array<[string, strin
   return found;
 }
 
-test.each(topics())('the description of topic %s names each of its commands (docs/behaviour.md §9.9)', (topic, commands) => {
+test.each(topics())('the description of topic %s names each of its commands (docs/cli.md#command-names-help-and-shell-completion)', (topic, commands) => {
   const description = oclif.topics[topic]?.description;
   expect(description, `oclif.topics["${topic}"] in package.json`).toBeDefined();
   for (const command of commands) expect(description).toContain(command);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { clockFromEnv, fixedClock, systemClock } from '../../src/clock.js';
 
-describe('the service clock (docs/behaviour.md §1.4)', () => {
+describe('the service clock (docs/api.md#time-and-the-one-clock)', () => {
   test('PARTNERKIT_NOW pins every reading to that instant', async () => {
     const clock = clockFromEnv({ PARTNERKIT_NOW: '2026-03-01T10:00:00+02:00' });
     expect(clock.now().toISOString()).toBe('2026-03-01T08:00:00.000Z');

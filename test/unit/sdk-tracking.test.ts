@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { PartnerkitClient } from '../../src/sdk/client.js';
 import type { ApiRequest, ApiResponse } from '../../src/sdk/transport.js';
 
-/** A client whose transport records each request and answers with `reply` (docs/behaviour.md §9.1). */
+/** A client whose transport records each request and answers with `reply` (docs/sdk.md#names-on-each-surface-and-the-tracking-calls). */
 function recording(reply: ApiResponse) {
   const sent: ApiRequest[] = [];
   const client = new PartnerkitClient({

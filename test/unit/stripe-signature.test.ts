@@ -5,7 +5,7 @@ import { signStripePayload } from '../../src/cli/stripe-fixtures.js';
 const SECRET = 'whsec_test_0123456789abcdef';
 const T = 1_772_366_400; // 2026-03-01T12:00:00Z
 
-describe('signStripePayload, the one Stripe signer of the CLI, the tests and the bench (docs/behaviour.md §9.10)', () => {
+describe('signStripePayload, the one Stripe signer of the CLI, the tests and the bench (docs/cli.md#node-20-and-deno-2)', () => {
   test.each([
     ['an event', JSON.stringify({ id: 'evt_1', type: 'checkout.session.completed', data: { object: {} } }, null, 2)],
     ['non-ASCII text, signed as its UTF-8 bytes', JSON.stringify({ id: 'evt_2', type: 'x', data: { object: { name: 'Zoë — 東京 🙂' } } })],

@@ -16,7 +16,7 @@ type Step = {
 };
 
 /**
- * The attribution fallback order (docs/behaviour.md §6.9): the click id, the e-mail against the lead, the provider's
+ * The attribution fallback order (docs/webhooks.md#attribution-fallback-order): the click id, the e-mail against the lead, the provider's
  * customer id from an earlier attributed session, the customer key alone; renewals last through
  * the subscription's earlier sale. The first step that finds a customer wins.
  */

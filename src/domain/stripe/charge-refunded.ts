@@ -2,7 +2,7 @@ import { idOf, type StripeCharge } from '../../api/stripe-event.js';
 import { type EventPlan, isOtherProgram, skip } from './event-plan.js';
 
 /**
- * charge.refunded: a refund of the charge's sale (docs/behaviour.md §12.7). `amount_refunded` is
+ * charge.refunded: a refund of the charge's sale (docs/refunds-and-payouts.md#stripe-chargerefunded). `amount_refunded` is
  * cumulative, so the refund id is `<charge id>:<amount_refunded>`: a redelivery, or the same total
  * sent again under another event id, is the same refund, and each larger total is a new one.
  */

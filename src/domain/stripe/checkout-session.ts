@@ -3,7 +3,7 @@ import { currencyOf, type EventPlan, isOtherProgram, skip } from './event-plan.j
 
 /**
  * checkout.session.completed, and checkout.session.async_payment_succeeded for a delayed method
- * (SEPA, ACH) that completed later: a paid session is the first payment (docs/behaviour.md §6.5).
+ * (SEPA, ACH) that completed later: a paid session is the first payment (docs/webhooks.md#checkout-sessions-first-payments).
  * Its transaction id is the session's invoice when it has one, so the subscription's first
  * invoice is never counted a second time; else the payment intent, else the session itself.
  */

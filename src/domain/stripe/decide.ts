@@ -28,7 +28,7 @@ function skipped(reason: SkipReason, outcome: 'ignored' | 'skipped' = 'skipped')
   return { outcome, reason, saleId: null };
 }
 
-/** An event that waits for a later sale or link: unattributed, or a refund whose sale was not found (docs/behaviour.md §6.13). */
+/** An event that waits for a later sale or link: unattributed, or a refund whose sale was not found (docs/webhooks.md#deferred-attribution-events-out-of-order). */
 export function isDeferred(decision: { outcome: WebhookOutcome; reason: string | null }): boolean {
   return decision.outcome === 'skipped' && (decision.reason === 'no_attribution' || decision.reason === 'sale_not_found');
 }
@@ -60,7 +60,7 @@ type SaleToRecord = {
 
 /**
  * Stage 3: the plans carried out inside the writer's transaction: no sale, or a sale attributed in
- * the order of docs/behaviour.md §6.9 (one round trip per step for a wave of events) and recorded
+ * the order of docs/webhooks.md#attribution-fallback-order (one round trip per step for a wave of events) and recorded
  * through the sale endpoint's recordSales with that customer's key: validation, duplicates, window
  * and commission are its code. The provider customer links are written with each wave. After the
  * sales, the batch's invoice payments are remembered and its refunds recorded through the refund
@@ -117,7 +117,7 @@ function pendingRefund(programId: number, refund: RefundPlan, live: boolean): Pe
   };
 }
 
-/** What recordRefunds answered, as the event's outcome (docs/behaviour.md §12.8); a test event's sale is not named. */
+/** What recordRefunds answered, as the event's outcome (docs/refunds-and-payouts.md#invoice_paymentpaid-and-refunds-that-wait); a test event's sale is not named. */
 function refundDecision(outcome: RefundOutcome, live: boolean): Decision {
   switch (outcome.kind) {
     case 'recorded':
@@ -137,7 +137,7 @@ const paymentRefs = (...ids: Array<string | undefined>) => ids.filter((id) => id
 /**
  * The events' indices in waves, in arrival order. An event naming the Stripe customer or the
  * subscription of an earlier event of the batch goes in a later wave, so it is attributed after
- * that event's sale and link are written, as if the two had come one at a time (docs/behaviour.md §6.12: the provider and
+ * that event's sale and link are written, as if the two had come one at a time (docs/webhooks.md#events-of-one-stripe-customer-or-subscription-decided-together: the provider and
  * subscription steps read them). Unrelated events share a wave.
  */
 function waves(events: EventToDecide[]): number[][] {

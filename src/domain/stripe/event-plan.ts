@@ -9,7 +9,7 @@ import type { StripePayment } from '../track-sale.js';
  */
 export type SkipReason = Exclude<OutcomeReason, 'already_recorded' | 'test_mode' | 'refund_recorded' | 'already_refunded' | 'payment_linked'>;
 
-/** What identifies the customer, tried in the order of docs/behaviour.md §6.9 (see attribute.ts). */
+/** What identifies the customer, tried in the order of docs/webhooks.md#attribution-fallback-order (see attribute.ts). */
 export type AttributionHints = {
   clickId?: string;
   email?: string;
@@ -21,7 +21,7 @@ export type AttributionHints = {
 
 export type SaleFields = Omit<SaleRequest, 'customer_key' | 'click_id'> & { transaction_id: string; amount_cents: number };
 
-/** A charge's refund: its refund id (`<charge id>:<amount_refunded>`), the charge's cumulative refund and ids (docs/behaviour.md §12.7). */
+/** A charge's refund: its refund id (`<charge id>:<amount_refunded>`), the charge's cumulative refund and ids (docs/refunds-and-payouts.md#stripe-chargerefunded). */
 export type RefundPlan = { refundId: string; refundedCents: number; fullyRefunded: boolean; charge: ChargeIds };
 
 /** An invoice and the payment intent or charge that paid it (invoice_payment.paid). */
@@ -41,7 +41,7 @@ export function skip(reason: SkipReason): EventPlan {
   return { outcome: 'skipped', reason };
 }
 
-/** metadata program_id naming another program skips the event (docs/behaviour.md §6.7). */
+/** metadata program_id naming another program skips the event (docs/webhooks.md#metadata). */
 export function isOtherProgram(metadata: StripeMetadata | null | undefined, programId: number): boolean {
   const named = metadataValue(metadata, METADATA.programId);
   return named !== undefined && named !== String(programId);

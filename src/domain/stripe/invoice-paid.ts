@@ -6,7 +6,7 @@ import { currencyOf, type EventPlan, isOtherProgram, skip } from './event-plan.j
 
 /**
  * invoice.payment_succeeded and invoice.paid: renewals only (billing_reason subscription_cycle);
- * the first invoice is the checkout's sale. Metadata comes from the subscription (docs/behaviour.md §6.6).
+ * the first invoice is the checkout's sale. Metadata comes from the subscription (docs/webhooks.md#invoices-renewals).
  */
 export function invoicePaid(invoice: StripeInvoice, programId: number): EventPlan {
   const skipReason = renewalSkipReason(invoice);

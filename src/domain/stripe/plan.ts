@@ -24,7 +24,7 @@ export type PlannedEvent = { plan: EventPlan; created?: number; live: boolean };
 
 /**
  * Stage 2: pure, no lookups. An event carrying text that is not valid Unicode, or a handled event
- * whose read fields have unexpected types, is malformed_event (docs/behaviour.md §6.3).
+ * whose read fields have unexpected types, is malformed_event (docs/webhooks.md#planning-an-event).
  */
 export function planEvent(event: VerifiedEvent, programId: number): PlannedEvent {
   if (malformedStrings(event).length > 0) return { plan: skip('malformed_event'), live: true };

@@ -30,7 +30,7 @@ export async function receiveStripeWebhook(deps: Deps, programId: number, rawBod
   const event = await verifyStripeEvent(rawBody, signature, program.webhook_secret, deps.clock.now());
   const delivery = {
     programId,
-    // Stored and answered as well-formed text, so the event key matches on every redelivery (docs/behaviour.md §6.4).
+    // Stored and answered as well-formed text, so the event key matches on every redelivery (docs/webhooks.md#stored-once-per-event-id).
     eventId: escapeLoneSurrogates(event.id),
     type: escapeLoneSurrogates(event.type),
     planned: planEvent(event, programId),

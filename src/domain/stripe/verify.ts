@@ -2,7 +2,7 @@ import { AppError, invalidRequest } from '../../errors.js';
 import { parseEnvelope, type VerifiedEvent } from './schema.js';
 
 /**
- * docs/behaviour.md §6.2: a signature timestamp more than 300 s older than the service clock is
+ * docs/webhooks.md#signature-and-tolerance: a signature timestamp more than 300 s older than the service clock is
  * stale, and one more than 300 s ahead of it is refused the same way.
  */
 const SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -20,7 +20,7 @@ function signatureError(error: unknown, signedAt: number, now: Date): AppError {
 
 /**
  * A signature dated outside the tolerance names both clocks, so whoever signed it (a fixture
- * replay, a test) can see which one to fix (docs/behaviour.md §6.2).
+ * replay, a test) can see which one to fix (docs/webhooks.md#signature-and-tolerance).
  */
 function clockMismatch(signedAt: number, now: Date, direction: 'old' | 'in the future'): AppError {
   const signed = new Date(signedAt * 1000).toISOString();
@@ -37,7 +37,7 @@ function clockMismatch(signedAt: number, now: Date, direction: 'old' | 'in the f
  * The header's `t=` as the stripe package reads it (comma-separated `key=value` items, the last `t`
  * wins), so the future check looks at the very timestamp the signature was verified with. A `t` that
  * is not a decimal integer is refused: the package would read `abc` as NaN, which passes its age
- * check, and `12abc` as 12 (docs/behaviour.md#62-signature-and-tolerance).
+ * check, and `12abc` as 12 (docs/webhooks.md#signature-and-tolerance).
  */
 function signedAtSeconds(header: string): number {
   let timestamp = Number.NaN;

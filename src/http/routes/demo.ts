@@ -30,7 +30,7 @@ export function demoRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         if (!request.headers.accept?.includes(NDJSON)) return loadDemo(deps, request.body);
-        // Streamed (docs/behaviour.md §2.7): the status is sent before the load runs, so its outcome is the last line.
+        // Streamed (docs/api.md#demo-data): the status is sent before the load runs, so its outcome is the last line.
         const lines = new PassThrough();
         const send = (line: DemoStreamLine) => lines.write(`${JSON.stringify(line)}\n`);
         void loadDemo(deps, request.body, (progress) => send({ progress }))

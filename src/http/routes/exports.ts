@@ -16,7 +16,7 @@ const MEDIA_TYPES: Record<DataFormat, string> = {
 };
 
 /**
- * A program's data as a file (docs/behaviour.md#148-exports-get-apiprogramsprogramidexport-and-partnerkit-export): a member's dashboard session or the admin
+ * A program's data as a file (docs/exports.md#what-an-export-holds): a member's dashboard session or the admin
  * token. The app's running exports are limited, and closed with it (docs/exports.md).
  */
 export function exportRoutes(deps: AppDeps): FastifyPluginAsyncZod {

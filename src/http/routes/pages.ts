@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 
-/** The pages `serve` delivers (docs/behaviour.md §16.1), built by `npm run build` into dist/web. */
+/** The pages `serve` delivers (docs/pages.md#serving-caching-and-the-session), built by `npm run build` into dist/web. */
 export const PAGES = ['dashboard', 'portal'] as const;
 
 /**

@@ -11,7 +11,7 @@ import { listProgramPartners } from '../../domain/partners.js';
 import { createPayouts, exportBatch, listPayouts, markBatchPaid, previewPayouts, settlePayout, showPayout } from '../../domain/payouts.js';
 import { authenticateEvery, sessionAuth } from '../auth.js';
 
-/** Commission review and payouts (docs/behaviour.md §13): a member's dashboard session or the admin token. */
+/** Commission review and payouts (docs/refunds-and-payouts.md#commission-approval-and-payouts): a member's dashboard session or the admin token. */
 export function payoutRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
     const viewer = authenticateEvery(app, sessionAuth(deps));

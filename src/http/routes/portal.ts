@@ -7,7 +7,7 @@ import type { AppDeps } from '../deps.js';
 import { portalCommissions, portalMe, portalPayouts, portalPerformance } from '../../domain/portal.js';
 import { authenticateEvery, partnerSessionAuth } from '../auth.js';
 
-/** The partner portal's APIs (docs/behaviour.md §15.4–§15.8): a partner session only, scoped to its partner. */
+/** The partner portal's APIs (docs/pages.md#session-apis): a partner session only, scoped to its partner. */
 export function portalRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
     const partner = authenticateEvery(app, partnerSessionAuth(deps));

@@ -12,7 +12,7 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   });
 }
 
-/** The tracking script merchants load on their pages (docs/behaviour.md §14.3). */
+/** The tracking script merchants load on their pages (docs/tracking.md#the-tracking-script-get-pkjsprogramprogramid). */
 export function scriptRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
     // GET /pk.js?program=ID: public and cacheable; the same program's script keeps its ETag until its window changes.

@@ -4,7 +4,7 @@ import type { AppDeps } from '../deps.js';
 import { endSession, exchangeSignInCode, me } from '../../domain/sessions.js';
 import { requiredBearer, sessionAuth } from '../auth.js';
 
-/** Signing in with a link's code, who a session is, and signing out (docs/sessions.md, docs/behaviour.md#151-get-apime, docs/behaviour.md#152-delete-apisession-sign-out). */
+/** Signing in with a link's code, who a session is, and signing out (docs/sessions.md, docs/pages.md#get-apime, docs/pages.md#delete-apisession-sign-out). */
 export function sessionRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
     const authenticate = sessionAuth(deps);

@@ -44,7 +44,7 @@ export function trackingRoutes(deps: AppDeps): FastifyPluginAsyncZod {
     );
 
     // A partner link over the client address's click limit still sends its visitor to the landing
-    // page, without a click: a link must never strand a customer on an error (docs/behaviour.md §14.2).
+    // page, without a click: a link must never strand a customer on an error (docs/tracking.md#partner-links-get-rrefcode).
     const overLimit = new WeakSet<FastifyRequest>();
 
     // GET /r/:refCode: a partner link; records the click as the endpoint above does and redirects to the landing page.

@@ -14,7 +14,7 @@ export function webhookRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
     app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-    // POST /api/v1/webhooks/stripe/:programId: Stripe's connected webhook (docs/behaviour.md §6).
+    // POST /api/v1/webhooks/stripe/:programId: Stripe's connected webhook (docs/webhooks.md#stripe-webhooks-incoming).
     app.post(
       '/api/v1/webhooks/stripe/:programId',
       {

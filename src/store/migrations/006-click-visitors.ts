@@ -1,7 +1,7 @@
 import type { Migration } from './index.js';
 
 /**
- * Unique clicks (docs/behaviour.md §3.4): a click keeps its visitor's salted hash, never the
+ * Unique clicks (docs/tracking.md#unique-clicks): a click keeps its visitor's salted hash, never the
  * address, so the check holds across restarts; the installation's salt is kept in `settings`
  * (written by the first click the installation records). Older clicks have no visitor.
  */

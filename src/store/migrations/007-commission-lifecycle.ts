@@ -1,7 +1,7 @@
 import type { Migration } from './index.js';
 
 /**
- * The commission lifecycle and payouts (docs/behaviour.md §12): a commission has a type (`sale`,
+ * The commission lifecycle and payouts (docs/refunds-and-payouts.md#refunds-and-the-commission-lifecycle): a commission has a type (`sale`,
  * or `clawback` for the negative correction of one already in a payout), the payout that took it,
  * when it was paid and why it was rejected. A program chooses how commissions are approved and
  * the least balance worth paying; a partner says how and where to be paid. Existing rows get the

@@ -1,7 +1,7 @@
 import type { Migration } from './index.js';
 
 /**
- * Refunds and their effect on commissions (docs/behaviour.md §12).
+ * Refunds and their effect on commissions (docs/refunds-and-payouts.md#refunds-and-the-commission-lifecycle).
  *
  * - `refunds`, append-only: one row per refund, unique by `refund_key` = '<program>:<mode>:<refund id>'
  *   (one column, like sale_transactions.txn_key), which makes a refund id count once. A live refund

@@ -1,11 +1,11 @@
 import type { Migration } from './index.js';
 
 /**
- * Payouts (docs/behaviour.md §13): a batch is one `payout create`; a payout pays one partner in one
+ * Payouts (docs/refunds-and-payouts.md#commission-approval-and-payouts): a batch is one `payout create`; a payout pays one partner in one
  * currency. A payout keeps the ids of the commissions it took (`commission_ids`, written once),
  * also after a cancel has given them back: commissions.payout_id names only the payout that holds
  * a commission now. A payout's amount is HUGEINT: it is a sum of commissions, which can pass 2^63
- * cents (docs/behaviour.md §5.9). Every change is one transaction of the one writer, which is what
+ * cents (docs/reports.md#rounding). Every change is one transaction of the one writer, which is what
  * keeps a commission out of two payouts (docs/architecture.md §13).
  */
 export const payouts: Migration = {

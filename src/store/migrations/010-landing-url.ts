@@ -1,7 +1,7 @@
 import type { Migration } from './index.js';
 
 /**
- * A program's landing URL: where its partner links send visitors (docs/behaviour.md §14.1). Existing
+ * A program's landing URL: where its partner links send visitors (docs/tracking.md#landing-url). Existing
  * programs have none until it is set; their links answer the not-found page meanwhile.
  */
 export const landingUrl: Migration = {

@@ -1,7 +1,7 @@
 import type { Migration } from './index.js';
 
 /**
- * Partner sessions: the partner portal's magic-link tokens (docs/behaviour.md §15.3), stored as the
+ * Partner sessions: the partner portal's magic-link tokens (docs/pages.md#partner-sessions), stored as the
  * SHA-256 of the token with an expiry, like dashboard sessions; a sign-out deletes the row.
  */
 export const partnerSessions: Migration = {

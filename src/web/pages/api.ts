@@ -3,7 +3,7 @@ import { PartnerkitError } from '../../sdk/errors.js';
 import { fetchTransport } from '../../sdk/transport.js';
 
 /**
- * The pages call the API with the SDK the CLI uses (docs/behaviour.md §16.4): the same routes, the
+ * The pages call the API with the SDK the CLI uses (docs/pages.md#every-number-from-the-api): the same routes, the
  * same answers, no second implementation of a number. The session goes in the Authorization header.
  */
 export const client = (token?: string) => new PartnerkitClient({ transport: fetchTransport(location.origin), token, retries: 0 });

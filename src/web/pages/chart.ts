@@ -3,7 +3,7 @@ import { h } from './dom.js';
 import { formatDay } from './format.js';
 
 /**
- * The daily chart (docs/behaviour.md §16.3): one line per metric over the report's day rows, the
+ * The daily chart (docs/pages.md#the-chart): one line per metric over the report's day rows, the
  * previous period's rows as a faint dashed line of the same colour, day by day; counts on the left
  * axis, money on the right. Checkboxes show and hide a metric (with its previous line); hovering a
  * day shows every value in the legend.

@@ -9,7 +9,7 @@ import { moneySections } from './money.js';
 import { periodFromUrl, periodPicker, periodToQuery, reportQuery, setQuery, type PeriodChoice } from './period.js';
 import { start, type Shell } from './shell.js';
 
-/** The merchant dashboard (docs/behaviour.md §16.2): one program's numbers over a period. */
+/** The merchant dashboard (docs/pages.md#the-dashboard): one program's numbers over a period. */
 
 type Metric = keyof PerformanceReport['metrics'];
 type Kind = 'count' | 'money' | 'percent';

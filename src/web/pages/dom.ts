@@ -1,7 +1,7 @@
 import { formatCount } from './format.js';
 
 /**
- * The one way the pages build DOM (docs/behaviour.md §16.6): text goes in as text nodes, never as
+ * The one way the pages build DOM (docs/pages.md#safe-by-construction): text goes in as text nodes, never as
  * markup, so a partner named `<img src=x onerror=…>` is shown as those characters.
  */
 export type Child = Node | string | number | null | undefined | false;
@@ -66,7 +66,7 @@ export function button(label: string, action: () => Promise<unknown>, attributes
   return element;
 }
 
-/** The rows a paged list shows at once (docs/behaviour.md §16.2). */
+/** The rows a paged list shows at once (docs/pages.md#the-dashboard). */
 export const PAGE_SIZE = 20;
 
 /**

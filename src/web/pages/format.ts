@@ -1,7 +1,7 @@
 import type { Trend } from '../../api/reports.js';
 
 /**
- * Numbers as the browser's locale writes them (docs/behaviour.md §16.5). Money is shown with its
+ * Numbers as the browser's locale writes them (docs/pages.md#numbers-dates-and-layout). Money is shown with its
  * currency; the API's amounts are dollars (reports) or integer cents (commissions and payouts).
  */
 const counts = new Intl.NumberFormat();

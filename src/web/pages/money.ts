@@ -4,7 +4,7 @@ import { button, h, PAGE_SIZE, pager, select, show, table } from './dom.js';
 import { formatCents, formatCount, formatInstant } from './format.js';
 import type { Shell } from './shell.js';
 
-/** Why a balance waits, in words (docs/behaviour.md#134-balances-and-the-payout-preview). */
+/** Why a balance waits, in words (docs/refunds-and-payouts.md#balances-and-the-payout-preview). */
 const WAIT_REASONS: Record<PayoutPreview['waiting'][number]['reason'], string> = {
   below_minimum: 'below the minimum payout',
   not_positive: 'not above zero',
@@ -12,7 +12,7 @@ const WAIT_REASONS: Record<PayoutPreview['waiting'][number]['reason'], string> =
 };
 
 /**
- * Commissions and payouts on the dashboard (docs/behaviour.md §16.2): the lists, the reviews and
+ * Commissions and payouts on the dashboard (docs/pages.md#the-dashboard): the lists, the reviews and
  * the payout steps the CLI's commission and payout commands make, through the same API calls.
  */
 export function moneySections(shell: Shell, parent: HTMLElement, programId: number, names: Map<number, string>, preview: PayoutPreview): void {

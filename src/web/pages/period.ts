@@ -3,7 +3,7 @@ import type { PerformanceQuery } from '../../api/reports.js';
 import { h } from './dom.js';
 
 /**
- * The period the page shows, kept in the URL's query (docs/behaviour.md §16.2): `period=30d`, or
+ * The period the page shows, kept in the URL's query (docs/pages.md#the-dashboard): `period=30d`, or
  * `from=2026-03-01&to=2026-03-07` for custom dates, so a reload or a shared link shows the same numbers.
  */
 export type PeriodChoice = { period: (typeof PERIODS)[number] } | { from: string; to: string };

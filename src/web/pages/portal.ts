@@ -7,7 +7,7 @@ import { periodFromUrl, periodPicker, periodToQuery, reportQuery, setQuery } fro
 import { start, type Shell } from './shell.js';
 
 /**
- * The partner portal (docs/behaviour.md §16.7): a partner's own programs, its links, its numbers
+ * The partner portal (docs/pages.md#the-partner-portal): a partner's own programs, its links, its numbers
  * per day, its commissions and payouts, all from the partner-scoped API.
  */
 start({ title: 'partnerkit partner portal', storageKey: 'partnerkit.portal.token', signInCommand: 'partnerkit partner login --partner <id>' }, async (shell) => {

@@ -4,7 +4,7 @@ import { button, h, show, type Child } from './dom.js';
 import { forgetToken, keepToken, storedToken, takeSignInCode } from './session.js';
 
 /**
- * What both pages share (docs/behaviour.md#161-serving-caching-and-the-session): the session from the sign-in link's code, the
+ * What both pages share (docs/pages.md#serving-caching-and-the-session): the session from the sign-in link's code, the
  * sign-in message when there is none, it expired or the link was refused, sign-out, and the failure
  * of any call.
  */
