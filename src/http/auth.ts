@@ -44,7 +44,7 @@ export function requiredBearer(request: FastifyRequest, credential: string): str
 
 /**
  * Program API key (docs/behaviour.md §2.4, §4.1): 401 unauthorized, or 401 api_key_rotation_required
- * for a retired key. A token is read from the store once, known or unknown (docs/architecture.md §5);
+ * for a retired key. A token is read from the store once, known or unknown (docs/architecture.md#caches);
  * unknown keys count against the client address's limit of failed authentications (docs/behaviour.md §8).
  */
 export function apiKeyAuth(deps: Deps, failures: FailedAuthentications) {
