@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { mergeResults, renderBenchmarks, type BenchResults } from '../../bench/benchmarks.js';
 
@@ -71,5 +73,11 @@ describe('docs/benchmarks.md as npm run bench writes it', () => {
     expect(merged.sections.sales).toEqual(run.sections.sales);
     expect(merged.sections.cli).toEqual(results.sections.cli);
     expect(renderBenchmarks(TEMPLATE, merged)).toContain('| sale throughput | 2,109/s | raw loop 303/s | 6.95× | ≥ 2,000/s | yes |');
+  });
+
+  test('the checked-in docs/benchmarks.md is what bench/benchmarks-intro.md and bench/results.json render (npm run bench -- docs)', () => {
+    const root = resolve(import.meta.dirname, '../..');
+    const read = (path: string) => readFileSync(resolve(root, path), 'utf8');
+    expect(read('docs/benchmarks.md')).toBe(renderBenchmarks(read('bench/benchmarks-intro.md'), JSON.parse(read('bench/results.json')) as BenchResults));
   });
 });
