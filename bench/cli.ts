@@ -42,7 +42,7 @@ function merchantProject(path: string): string {
 }
 
 /**
- * Command latency as users see it (docs/architecture.md §15): whole `node bin/run.js …` processes,
+ * Command latency as users see it (docs/architecture.md#command-start-up): whole `node bin/run.js …` processes,
  * with a server (`--url`) and opening the data dir, `--help`, and through npx, each beside
  * `node -e 0`. Rounds interleave the commands so the machine's noise falls on all of them alike.
  * Node processes also report their CPU time (`cpu-time.ts`), which a busy machine inflates less.

@@ -14,7 +14,7 @@ export type ExportFigures = { rows: number; export: Summary; rawCopy: Summary; e
 const mib = (path: string) => statSync(path).size / 2 ** 20;
 
 /**
- * The Parquet export of the demo's clicks (docs/architecture.md §17) beside a raw `COPY clicks TO …
+ * The Parquet export of the demo's clicks (docs/exports.md#how-an-export-is-built) beside a raw `COPY clicks TO …
  * (FORMAT parquet)` on the same store, in the same way (a connection of its own), `runs` times
  * each, interleaved so both see the same machine: the ceiling is DuckDB writing the table as it is,
  * without the partner join, the UTC instants and the program filter.
@@ -45,7 +45,7 @@ export async function benchExports(dataDir: string, programId: number, runs = 3)
 
 export type PostgresExportFigures = {
   rows: number;
-  /** The export from PostgreSQL (§18.6), the same export from the DuckDB file, and PostgreSQL's COPY of the clicks' rows alone. */
+  /** The export from PostgreSQL (docs/store-engines.md#exports-from-postgresql), the same export from the DuckDB file, and PostgreSQL's COPY of the clicks' rows alone. */
   postgres: Summary;
   duckdb: Summary;
   copyOut: Summary;
@@ -78,7 +78,7 @@ async function copyToPostgres(duckdb: DuckDBStore, databaseUrl: string, dir: str
 }
 
 /**
- * The Parquet export of the demo's clicks from PostgreSQL (docs/architecture.md §18.6), the demo's
+ * The Parquet export of the demo's clicks from PostgreSQL (docs/store-engines.md#exports-from-postgresql), the demo's
  * data copied into a schema of its own at `databaseUrl`, beside the same export from the DuckDB
  * file and a bare COPY of the clicks' rows out of PostgreSQL (the transfer the export starts with),
  * `runs` times each, interleaved; checks that both engines wrote the same bytes.

@@ -1,7 +1,7 @@
 // `npm run bench -- sales clicks --engine postgres`: sale and click throughput with one `serve`
 // instance and with two on one PostgreSQL database, beside the same load on DuckDB, runs
 // interleaved in one process so a slow spell of the machine weighs on every setup
-// (docs/architecture.md §18.8).
+// (docs/testing.md#postgresql-and-several-instances).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -16,7 +16,7 @@ export type Workload = 'sales' | 'clicks';
 /**
  * Each instance's share of a core in the capped setups: small enough that PostgreSQL and the load
  * generator keep CPU to spare beside two of them on this 2-core machine, so the instances, not the
- * machine, are what limits the throughput (docs/architecture.md §18.8).
+ * machine, are what limits the throughput (docs/testing.md#postgresql-and-several-instances).
  */
 export const CAP_PERCENT = 40;
 
@@ -24,7 +24,7 @@ export const CAP_PERCENT = 40;
  * The setups, run interleaved, with the load generator's connections to each instance. Uncapped, the
  * same 32 connections are split between the instances: the same clients served by one or by two.
  * Capped, each instance gets 32, as loaded as the one alone: two instances' capacity against one's,
- * each batching what 32 clients send (docs/architecture.md §18.8).
+ * each batching what 32 clients send (docs/testing.md#postgresql-and-several-instances).
  */
 const SETUPS = {
   duckdb: { instances: 1, postgres: false, capped: false, connections: 32 },
@@ -98,7 +98,7 @@ const STATS_SETTLE_MS = 11_000;
 /**
  * Transactions the bench database has rolled back so far, once the counts of the last run are
  * published: a write transaction that loses a serialization conflict is rolled back and run again
- * (docs/architecture.md §18.8), so the difference over a run is how many were run again.
+ * (docs/testing.md#postgresql-and-several-instances), so the difference over a run is how many were run again.
  */
 async function rollbacks(databaseUrl: string): Promise<number> {
   await new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));

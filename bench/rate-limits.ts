@@ -25,7 +25,7 @@ async function rate(count: Counter, key: (caller: number, n: number) => string, 
 }
 
 /**
- * The shared rate-limit counters on PostgreSQL (docs/architecture.md §18.7), in a schema of their
+ * The shared rate-limit counters on PostgreSQL (docs/store-engines.md#rate-limits-across-instances), in a schema of their
  * own at `databaseUrl`: a flood from one address over its limit, beside the in-memory store the
  * DuckDB engine uses; and clicks of distinct addresses under their limit, 512 callers at a time,
  * beside the same upsert sent once per count on one connection (what an unbatched exact counter costs).

@@ -1,6 +1,7 @@
-// npm run bench [-- section ...]: the figures and targets of docs/architecture.md §11, each beside a
-// ceiling measured in the same run on the same machine; prints a table and writes the figures to
-// bench/results.json.
+// npm run bench [-- section ...]: the figures and targets of docs/benchmarks.md, each beside a
+// ceiling measured in the same run on the same machine; prints a table, merges the sections it ran
+// into bench/results.json (the latest run of every section) and writes docs/benchmarks.md from it
+// and bench/benchmarks-intro.md. `npm run bench -- docs` only writes the page again.
 // Sections: cli, sales, refunds, webhooks, clicks, links, mixed, flood, rate-limits, payouts, profile, demo, reports, partners, dashboard, exports, scaling (default: all). BENCH_CLICKS scales the demo
 // and report data down for a quick try (default 10,000,000); BENCH_SCALING lists the scaling sizes.
 // PARTNERKIT_BENCH_DATABASE_URL names a PostgreSQL database: the exports section then also measures the
@@ -8,10 +9,11 @@
 // schema of its own dropped afterwards.
 // `--engine postgres` measures sales and clicks with one and two instances on that database, beside
 // DuckDB (instances.ts), and adds PostgreSQL's rows to the reports section, beside DuckDB's.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import Table from 'cli-table3';
+import { mergeResults, renderBenchmarks, type BenchResults, type BenchRow, type SectionRun } from './benchmarks.js';
 import { benchCli } from './cli.js';
 import { benchDashboard } from './dashboard.js';
 import { benchExports, benchPostgresExports } from './exports.js';
@@ -28,7 +30,8 @@ import { benchWebhooks } from './webhooks.js';
 const args = process.argv.slice(2);
 const engineAt = args.indexOf('--engine');
 const engine = engineAt === -1 ? 'duckdb' : args.splice(engineAt, 2)[1];
-const sections = args;
+const docsOnly = args.length === 1 && args[0] === 'docs';
+const sections = docsOnly ? [] : args;
 const INSTANCE_SECTIONS = ['sales', 'clicks'] as const;
 const POSTGRES_SECTIONS = [...INSTANCE_SECTIONS, 'reports'];
 if (engine !== 'duckdb' && engine !== 'postgres') throw new Error(`--engine is duckdb or postgres, not ${engine}`);
@@ -40,25 +43,28 @@ if (postgres) {
   if (others.length > 0) throw new Error(`--engine postgres measures ${POSTGRES_SECTIONS.join(', ')}, not ${others.join(', ')}`);
 }
 /** A DuckDB section; with --engine postgres only the reports, which then add PostgreSQL's rows beside DuckDB's. */
-const wanted = (name: string) => (!postgres || name === 'reports') && (sections.length === 0 || sections.includes(name));
+const wanted = (name: string) => !docsOnly && (!postgres || name === 'reports') && (sections.length === 0 || sections.includes(name));
 /** The sales and clicks of one and two instances on PostgreSQL, beside DuckDB (--engine postgres). */
-const wantedOnPostgres = (name: (typeof INSTANCE_SECTIONS)[number]) => postgres && (sections.length === 0 || sections.includes(name));
+const wantedOnPostgres = (name: (typeof INSTANCE_SECTIONS)[number]) => !docsOnly && postgres && (sections.length === 0 || sections.includes(name));
 const clicks = Number(process.env.BENCH_CLICKS ?? 10_000_000);
 const scalingSizes = (process.env.BENCH_SCALING ?? '1000000,10000000,100000000').split(',').map(Number);
 
-type Row = { figure: string; value: string; ceiling: string; ratio: string; target: string; met: boolean | null };
-const rows: Row[] = [];
+type Row = BenchRow;
+/** The section whose rows `record` is adding (each block below sets it). */
+let section = '';
+const rows: Array<Row & { section: string }> = [];
 const results: Record<string, unknown> = { machine: { cpus: cpus().length, node: process.version }, startedAt: new Date().toISOString(), engine, clicks };
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const spread = (s: { median: number; min: number; max: number }, digits = 0, unit = '') =>
   `${fmt(s.median, digits)}${unit} (${fmt(s.min, digits)}–${fmt(s.max, digits)})`;
 const log = (line: string) => console.error(line);
 const record = (row: Row) => {
-  rows.push(row);
+  rows.push({ ...row, section });
   log(`  ${row.figure}: ${row.value} | ceiling ${row.ceiling} | ${row.ratio} | target ${row.target} | ${row.met === null ? '—' : row.met ? 'met' : 'NOT met'}`);
 };
 
 if (wanted('cli')) {
+  section = 'cli';
   log('cli: whole command processes beside node -e 0, 7 interleaved rounds…');
   const c = await benchCli();
   results.cli = c;
@@ -76,6 +82,7 @@ if (wanted('cli')) {
 
 let saleRps: number | undefined;
 if (wanted('sales')) {
+  section = 'sales';
   log('sales: bare Fastify, raw store loop, partnerkit serve (3 × 10 s each), duplicate storm…');
   const s = await benchSales();
   results.sales = s;
@@ -115,6 +122,7 @@ if (wanted('sales')) {
 }
 
 for (const workload of INSTANCE_SECTIONS.filter(wantedOnPostgres)) {
+  section = `${workload}-postgres`;
   const what = workload === 'sales' ? 'sale' : 'click';
   log(`${workload}: DuckDB, PostgreSQL with one instance and with two (32 connections in all), then one and two held to ${CAP_PERCENT} % of a core each (32 connections each), 3 × 10 s each, interleaved…`);
   const f = await benchInstances(workload, benchDatabaseUrl!);
@@ -176,6 +184,7 @@ for (const workload of INSTANCE_SECTIONS.filter(wantedOnPostgres)) {
 }
 
 if (wanted('refunds')) {
+  section = 'refunds';
   log('refunds: a sale run (10 s), then refunds of those sales (3 × 10 s), on one server…');
   const r = await benchRefunds();
   results.refunds = r;
@@ -191,6 +200,7 @@ if (wanted('refunds')) {
 }
 
 if (wanted('webhooks')) {
+  section = 'webhooks';
   log('webhooks: signed deliveries with new event ids (3 × 10 s)…');
   const w = await benchWebhooks();
   results.webhooks = w;
@@ -205,6 +215,7 @@ if (wanted('webhooks')) {
 }
 
 if (wanted('clicks')) {
+  section = 'clicks';
   log('clicks: bare Fastify, partnerkit serve with unique clicks on and a new visitor per request (3 × 10 s each)…');
   const c = await benchClicks();
   results.clicks = c;
@@ -220,6 +231,7 @@ if (wanted('clicks')) {
 }
 
 if (wanted('links')) {
+  section = 'links';
   log('links: partner links (GET /r/:refCode) and the click endpoint, interleaved, a new visitor per request (3 × 10 s each)…');
   const l = await benchLinks();
   results.links = l;
@@ -235,6 +247,7 @@ if (wanted('links')) {
 }
 
 if (wanted('mixed')) {
+  section = 'mixed';
   log('mixed: clicks, leads and sales 100 : 10 : 3 for 10 s, the report every second…');
   const m = await benchMixed();
   results.mixed = m;
@@ -249,6 +262,7 @@ if (wanted('mixed')) {
 }
 
 if (wanted('flood')) {
+  section = 'flood';
   log('flood: another program\'s sales alone, then beside 128 connections of random keys and 512 of clicks from one address (10 s each)…');
   const f = await benchFlood();
   results.flood = f;
@@ -273,6 +287,7 @@ if (wanted('flood')) {
 }
 
 if (wanted('rate-limits') && process.env.PARTNERKIT_BENCH_DATABASE_URL) {
+  section = 'rate-limits';
   log('rate-limits: the counters shared through PostgreSQL, 512 callers for 5 s per figure…');
   const r = await benchRateLimits(process.env.PARTNERKIT_BENCH_DATABASE_URL);
   results.rateLimits = r;
@@ -295,6 +310,7 @@ if (wanted('rate-limits') && process.env.PARTNERKIT_BENCH_DATABASE_URL) {
 }
 
 if (wanted('payouts')) {
+  section = 'payouts';
   log('payouts: payout create over HTTP on 100,000 approved commissions of 1,000 partners, beside the raw UPDATE (3 runs each)…');
   const p = await benchPayouts();
   results.payouts = p;
@@ -311,13 +327,28 @@ if (wanted('payouts')) {
 // Not a target row: the measurement behind the write figures (where the one writer's time goes).
 const profiles: Array<[string, WriteProfile]> = [];
 if (wanted('profile')) {
+  section = 'profile';
   log('profile: statements of the writer under the sale, webhook and click loads (5 s each, in-process server)…');
   for (const workload of ['sales', 'webhooks', 'clicks'] as const) profiles.push([workload, await profileWrites(workload)]);
   results.profile = Object.fromEntries(profiles);
+  for (const [workload, p] of profiles) {
+    record({
+      figure: `writer profile: ${workload}`,
+      value: `${fmt(p.requests)} requests in ${fmt(p.batches)} transactions (${fmt(p.requestsPerBatch, 1)} per transaction)`,
+      ceiling: '—',
+      ratio: `writer inside a statement ${fmt(100 * p.writerBusy)} % of the time`,
+      target: '— (measured)',
+      met: null,
+    });
+    for (const st of p.statements.slice(0, 5)) {
+      record({ figure: `${workload}: ${st.sql}`, value: `${fmt(st.msEach, 2)} ms each`, ceiling: '—', ratio: `${fmt(st.perBatch, 2)} per transaction`, target: '—', met: null });
+    }
+  }
 }
 
 let demoData: Awaited<ReturnType<typeof demoDataSet>> | undefined;
 if (wanted('demo') || wanted('reports')) {
+  section = 'demo';
   log(`demo: partnerkit demo --clicks ${fmt(clicks)} (3 runs), and the same rows by SQL (3 runs)…`);
   const d = await benchDemo(clicks);
   demoData = d.keep;
@@ -336,6 +367,7 @@ if (wanted('demo') || wanted('reports')) {
 }
 
 if (wanted('reports') && demoData) {
+  section = 'reports';
   log('reports: raw SQL, cold (fresh process) and warm (20 runs) per period…');
   const r = await benchReports(demoData);
   results.reports = r;
@@ -383,6 +415,7 @@ if (wanted('reports') && demoData) {
 }
 
 if (wanted('partners') && demoData) {
+  section = 'partners';
   log('partners: the per-partner report beside the program report, 90 days, warm (20 runs each, interleaved)…');
   const p = await benchPartnerReport(demoData.dataDir, demoData.programId);
   results.partners = p;
@@ -398,6 +431,7 @@ if (wanted('partners') && demoData) {
 }
 
 if (wanted('dashboard') && demoData) {
+  section = 'dashboard';
   log('dashboard: headless Chromium, navigation to the chart drawn, 90 days, 1 cold + 5 warm loads, the report API beside it…');
   const d = await benchDashboard(demoData.dataDir, demoData.programId);
   results.dashboard = d;
@@ -429,6 +463,7 @@ if (wanted('dashboard') && demoData) {
   }
 }
 if (wanted('exports') && demoData) {
+  section = 'exports';
   log('exports: the Parquet export of the clicks beside a raw COPY of the table, 3 runs each, interleaved…');
   const e = await benchExports(demoData.dataDir, demoData.programId);
   results.exports = e;
@@ -460,6 +495,7 @@ if (wanted('exports') && demoData) {
 demoData?.remove();
 
 if (wanted('scaling')) {
+  section = 'scaling';
   log(`scaling: 90-day report at ${scalingSizes.map((n) => fmt(n)).join(', ')} generated clicks…`);
   const s = await benchScaling(scalingSizes);
   results.scaling = s;
@@ -479,7 +515,7 @@ if (wanted('scaling')) {
 
 const table = new Table({ head: ['figure', 'median (min–max)', 'ceiling', 'ratio', 'target', 'met'], style: { head: [], border: [] }, wordWrap: true });
 for (const r of rows) table.push([r.figure, r.value, r.ceiling, r.ratio, r.target, r.met === null ? '—' : r.met ? 'yes' : 'NO']);
-console.log(table.toString());
+if (rows.length > 0) console.log(table.toString());
 for (const [workload, p] of profiles) {
   console.log(
     `\nWriter profile, ${workload}: ${fmt(p.requests)} requests in ${fmt(p.batches)} transactions (${fmt(p.requestsPerBatch, 1)} per transaction); ` +
@@ -490,7 +526,32 @@ for (const [workload, p] of profiles) {
   console.log(statements.toString());
 }
 results.table = rows;
-const out = resolve(import.meta.dirname, '../../bench/results.json');
-mkdirSync(resolve(out, '..'), { recursive: true });
-writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
-console.log('figures written to bench/results.json');
+// The raw figures behind each section's rows, under the names the blocks above gave them.
+const DATA_KEYS: Record<string, string[]> = {
+  'rate-limits': ['rateLimits'],
+  reports: ['reports', 'postgres'],
+  exports: ['exports', 'postgresExports'],
+  'sales-postgres': ['salesInstances'],
+  'clicks-postgres': ['clicksInstances'],
+};
+const machine = `${cpus().length} cores, Node ${process.version}${clicks === 10_000_000 ? '' : `, BENCH_CLICKS=${clicks}`}`;
+const run: BenchResults = { sections: {} };
+for (const name of new Set(rows.map((r) => r.section))) {
+  const data = Object.fromEntries((DATA_KEYS[name] ?? [name]).filter((key) => results[key] !== undefined).map((key) => [key, results[key]]));
+  const sectionRun: SectionRun = {
+    ranAt: String(results.startedAt).slice(0, 10),
+    machine,
+    rows: rows.filter((r) => r.section === name).map(({ section: _, ...row }) => row),
+    data,
+  };
+  run.sections[name] = sectionRun;
+}
+const root = resolve(import.meta.dirname, '../..');
+const resultsPath = resolve(root, 'bench/results.json');
+const merged = mergeResults(existsSync(resultsPath) ? (JSON.parse(readFileSync(resultsPath, 'utf8')) as BenchResults) : { sections: {} }, run);
+if (!docsOnly) {
+  writeFileSync(resultsPath, `${JSON.stringify(merged, null, 2)}\n`);
+  console.log(`sections ${Object.keys(run.sections).join(', ') || '(none)'} written to bench/results.json`);
+}
+writeFileSync(resolve(root, 'docs/benchmarks.md'), renderBenchmarks(readFileSync(resolve(root, 'bench/benchmarks-intro.md'), 'utf8'), merged));
+console.log('docs/benchmarks.md written');

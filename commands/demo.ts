@@ -30,7 +30,7 @@ export default class Demo extends PartnerkitCommand {
     const dir = this.dataDir(flags);
     const started = performance.now();
     // On a terminal, a bar with the load's phase, whether this process loads or a server does.
-    // The bar's library is loaded only when a bar is shown (docs/architecture.md §15).
+    // The bar's library is loaded only when a bar is shown (docs/architecture.md#command-start-up).
     const cliProgress = process.stderr.isTTY && !this.jsonEnabled() ? (await import('cli-progress')).default : undefined;
     const bar = cliProgress
       ? new cliProgress.SingleBar({ format: '{phase} {bar} {percentage}% | {value}/{total} clicks | {duration}s' }, cliProgress.Presets.shades_classic)
@@ -78,7 +78,7 @@ export default class Demo extends PartnerkitCommand {
   }
 
   private async loadLocally(dir: DataDir, options: DemoOptions, onProgress: (progress: DemoProgress) => void): Promise<DemoResult> {
-    // Only this path needs the store and the loader (docs/architecture.md §15).
+    // Only this path needs the store and the loader (docs/architecture.md#command-start-up).
     const [{ openLocalDeps }, { loadDemo }] = await Promise.all([import('../src/local.js'), import('../src/domain/demo.js')]);
     const { deps } = await openLocalDeps(dir, clockFromEnv());
     try {

@@ -1,4 +1,4 @@
-// Builds the pages (docs/architecture.md §16): src/web/pages/<page>.ts bundled by esbuild into
+// Builds the pages (docs/architecture.md#the-pages): src/web/pages/<page>.ts bundled by esbuild into
 // <out>/assets/<page>-<hash>.js and .css (content-hashed, so they are cached as immutable), and
 // <out>/<page>.html naming them (served with no-store). Run by `npm run build`; out defaults to dist/web.
 import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

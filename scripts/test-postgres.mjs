@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // npm run test:postgres [-- vitest filters and flags]: the behaviour suites (test/http, test/faults,
-// test/cli) and the several-instances suite (test/multi) on PostgreSQL (docs/architecture.md §18.8).
+// test/cli) and the several-instances suite (test/multi) on PostgreSQL (docs/testing.md#postgresql-and-several-instances).
 // The database: PARTNERKIT_TEST_DATABASE_URL when set (each test makes and drops a schema of its
 // own there), else a throwaway cluster made by Debian's pg_virtualenv for this run, else none: the
 // run is skipped with a note, or fails when PARTNERKIT_REQUIRE_POSTGRES=1 (CI).

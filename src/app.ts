@@ -13,7 +13,7 @@ import type { Store } from './store/db.js';
 /**
  * zod validates and serializes every route. Given as the schema controller's factories rather than
  * set on the app, Fastify never loads its default compilers (ajv, fast-json-stringify), which cost
- * a CLI command that opens the data dir about 60 ms (docs/architecture.md §15). Fastify types the
+ * a CLI command that opens the data dir about 60 ms (docs/architecture.md#command-start-up). Fastify types the
  * factories for ajv only, hence the cast.
  */
 const zodCompilers = {
@@ -23,7 +23,7 @@ const zodCompilers = {
 
 /**
  * A file of routes (src/http/routes) and the paths they answer under: the paths let the CLI's
- * in-process app load and register only the module a request needs (docs/architecture.md §15.3).
+ * in-process app load and register only the module a request needs (docs/architecture.md#the-in-process-app).
  * A route outside its module's paths fails the app's build, so the table cannot drift.
  */
 export type RouteModule = {
@@ -61,7 +61,7 @@ export function routeModulesFor(path: string): RouteModule[] {
 
 /**
  * Where the rate limits count: in this process's memory, or, on a database other instances share,
- * in the database (docs/architecture.md §18.7).
+ * in the database (docs/store-engines.md#rate-limits-across-instances).
  */
 async function rateLimitStore(store: Store) {
   if (!store.shared) return undefined;
@@ -71,7 +71,7 @@ async function rateLimitStore(store: Store) {
 
 /**
  * The HTTP app, not listening: `serve` listens, tests and the local CLI use inject(). With `routes`,
- * only those modules are registered: the CLI's in-process app (docs/architecture.md §15.3).
+ * only those modules are registered: the CLI's in-process app (docs/architecture.md#the-in-process-app).
  */
 export async function buildApp(deps: AppDeps, routes: readonly RouteModule[] = ROUTE_MODULES): Promise<FastifyInstance> {
   const app = fastify({
@@ -124,7 +124,7 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[] = R
       await scope.register(plugins[i](deps), { prefix: module.prefix });
     });
   }
-  // The web pages, for `serve` only: their files are read from the build (docs/architecture.md §16).
+  // The web pages, for `serve` only: their files are read from the build (docs/architecture.md#the-pages).
   if (deps.pages) await app.register((await import('./http/routes/pages.js')).pageRoutes(deps.pages));
   return app;
 }

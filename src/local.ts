@@ -77,7 +77,7 @@ export type LocalDeps = { deps: AppDeps; adminToken: string };
 /**
  * The app's dependencies over a data dir: its store (opened here; the caller closes it), the clock,
  * the admin token. DuckDB opens the file in its own threads while this one loads the app's modules
- * (Fastify, zod, the schemas), which app.js is imported for here (docs/architecture.md §15.3).
+ * (Fastify, zod, the schemas), which app.js is imported for here (docs/architecture.md#the-in-process-app).
  */
 export async function openLocalDeps(dir: DataDir, clock: Clock, options: LocalOptions = {}): Promise<LocalDeps> {
   const adminToken = ensureDataDir(dir);
@@ -120,7 +120,7 @@ export type InProcessApp = LocalDeps & { transport: Transport; close(): Promise<
 /**
  * The app a CLI command injects into when no server holds the data dir: built on the first request
  * with only the route modules that request's path needs, and built again with one more module when
- * a later request needs it (docs/architecture.md §15.3). The routes, validation and errors are the
+ * a later request needs it (docs/architecture.md#the-in-process-app). The routes, validation and errors are the
  * same as the whole app's; no OpenAPI document.
  */
 export async function openInProcessApp(dir: DataDir, clock: Clock): Promise<InProcessApp> {

@@ -54,7 +54,7 @@ delivery is not answered with 2xx.`;
 
     const deliveries = await this.withClient(flags, {}, async (client) => {
       const secret = flags.secret ?? (await client.programs.get(flags.program)).webhookSecret;
-      // The progress library is loaded only when a bar is shown (docs/architecture.md §15).
+      // The progress library is loaded only when a bar is shown (docs/architecture.md#command-start-up).
       const cliProgress = showBar ? (await import('cli-progress')).default : undefined;
       const bar = cliProgress ? new cliProgress.SingleBar({ stream: process.stderr }, cliProgress.Presets.shades_classic) : undefined;
       bar?.start(files.length, 0);

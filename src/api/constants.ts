@@ -1,6 +1,6 @@
 /**
  * The contract's constants, apart from the schemas: commands read them for their flags without
- * loading zod and every schema (docs/architecture.md §15). The schema modules build on them.
+ * loading zod and every schema (docs/architecture.md#command-start-up). The schema modules build on them.
  */
 
 /** The program's commission when POST /api/admin/programs names none. */

@@ -62,7 +62,7 @@ export abstract class PartnerkitCommand extends Command {
     }
     ensureDataDir(dir);
     // The store (DuckDB) and the app (Fastify, the schemas, the domain) are loaded only on this
-    // path: a command that talks to a server never pays for them (docs/architecture.md §15).
+    // path: a command that talks to a server never pays for them (docs/architecture.md#command-start-up).
     const { openInProcessApp } = await import('../local.js');
     const local = await openInProcessApp(dir, clockFromEnv());
     try {

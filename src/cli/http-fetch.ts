@@ -4,7 +4,7 @@ import { request } from 'node:http';
  * The part of `fetch` the SDK's `fetchTransport` uses — method, headers and a string body; status,
  * headers, the streamed body and `text()` — over `node:http`, for the CLI's requests to a server. Node 20 loads its
  * fetch implementation (undici) on the first call, about 80 ms of a command that only asks a running
- * server (docs/architecture.md §15). `node:https` is loaded only for an https URL.
+ * server (docs/architecture.md#command-start-up). `node:https` is loaded only for an https URL.
  */
 export const httpFetch = (async (url: string, init: RequestInit = {}) => {
   const target = new URL(url);

@@ -63,7 +63,7 @@ export function shiftEventTimes(event: Record<string, unknown>, to: Date): void 
 /**
  * A Stripe-Signature header over the exact payload, as Stripe computes it: `t=<seconds>,v1=<hex
  * HMAC-SHA256 of "<seconds>.<payload>">`. Node's HMAC rather than the stripe package, whose
- * synchronous signing fails under Deno and which is slow to load (docs/architecture.md §15).
+ * synchronous signing fails under Deno and which is slow to load (docs/architecture.md#command-start-up).
  */
 export function signStripePayload(payload: string, secret: string, timestampSeconds: number): string {
   const signature = createHmac('sha256', secret).update(`${timestampSeconds}.${payload}`, 'utf8').digest('hex');

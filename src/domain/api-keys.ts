@@ -9,7 +9,7 @@ export const MAX_UNKNOWN_TOKENS = 10_000;
 // the keys it has seen stays true as long as retiring a key forgets it (changingApiKey), and a
 // cache of the tokens it found unknown as long as creating a key forgets them (creatingApiKeys).
 // On a shared database entries also expire, so a key retired through another instance is refused
-// here within a second (docs/architecture.md §18.4).
+// here within a second (docs/store-engines.md#what-a-process-may-remember).
 const cachesOf = perStore((store) => ({
   known: new ForgetfulCache<string, ApiKeyRow>(Infinity, cacheLifetime(store)),
   unknown: new ForgetfulCache<string, true>(MAX_UNKNOWN_TOKENS, cacheLifetime(store)),

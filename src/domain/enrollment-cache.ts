@@ -5,8 +5,8 @@ import { cacheLifetime, ForgetfulCache, perStore } from './store-cache.js';
 // Every click batch and partner link reads the enrollments of its referral codes. An enrollment's
 // status changes only with its partner's (changingEnrollments), so the cache forgets a partner's
 // enrollments then; on a shared database entries also expire, so a partner deactivated through
-// another instance loses its links here within a second (docs/architecture.md#184-what-a-process-may-remember). Unknown
-// codes are not kept (docs/architecture.md#5-caches).
+// another instance loses its links here within a second (docs/store-engines.md#what-a-process-may-remember). Unknown
+// codes are not kept (docs/architecture.md#caches).
 const cacheOf = perStore((store) => new ForgetfulCache<string, PartnerProgramRow>(Infinity, cacheLifetime(store)));
 
 /** The enrollments of the referral codes that exist, by code, reading only the ones not cached. */

@@ -7,7 +7,7 @@ export type CachedProgram = { program: ProgramRow; rules: Map<string, Commission
 
 // Programs and their product rules are read by every sale batch and webhook delivery and change
 // through changingProgram (rule add, webhook secret), so the cache forgets them; on a shared
-// database entries also expire, for the changes other instances make (docs/architecture.md §18.4).
+// database entries also expire, for the changes other instances make (docs/store-engines.md#what-a-process-may-remember).
 const cacheOf = perStore((store) => new ForgetfulCache<number, CachedProgram>(Infinity, cacheLifetime(store)));
 
 export function programNotFound(id: number): AppError {

@@ -12,7 +12,7 @@ export function perStore<T>(create: (store: Store) => T): (store: Store) => T {
 
 /**
  * How long a cached row is trusted when other processes write the same database: a change made
- * through another instance is seen by this one within it (docs/architecture.md §18.4).
+ * through another instance is seen by this one within it (docs/store-engines.md#what-a-process-may-remember).
  */
 export const SHARED_CACHE_MS = 500;
 

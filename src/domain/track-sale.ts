@@ -104,7 +104,7 @@ async function loadContext(store: Store, sql: Sql, batch: PendingSale[], seen: B
   );
   const subscriptionIds = live.flatMap((s) => (s.request.is_recurring && s.request.subscription_id !== undefined ? [s.request.subscription_id] : []));
 
-  // One connection runs one statement at a time (docs/architecture.md §3.2), so these reads are sequential.
+  // One connection runs one statement at a time (docs/store-engines.md#connections), so these reads are sequential.
   const programs = await cachedPrograms(store, sql, programIds);
   const customersByKey = await tracking.findCustomersByKeys(sql, byKey);
   for (const customer of known) customersByKey.set(programKey(customer.program_id, customer.customer_key), customer);

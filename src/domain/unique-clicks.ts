@@ -18,7 +18,7 @@ export type Visit = { enrollmentId: number; hash: number };
 
 const SALT_SETTING = 'visitor_salt';
 
-/** Visits kept in memory at most; beyond it the oldest are left to the store (docs/architecture.md §5.2). */
+/** Visits kept in memory at most; beyond it the oldest are left to the store (docs/architecture.md#recent-visits-unique-clicks). */
 export const MAX_REMEMBERED_VISITS = 200_000;
 
 /**

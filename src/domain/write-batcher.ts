@@ -23,7 +23,7 @@ type Waiting<I, R> = { item: I; resolve(outcome: R): void; reject(error: unknown
 const MAX_BATCH = 256;
 
 /**
- * The write path of every tracked event (docs/architecture.md §4). Items that arrive
+ * The write path of every tracked event (docs/architecture.md#the-write-path). Items that arrive
  * while the writer is busy wait here and are recorded together: a fixed number of statements per
  * batch instead of per item, in one transaction, each caller answered after its COMMIT. The one
  * retry policy: a batch that fails runs once more with every check (afterFailure), then one item at
@@ -85,7 +85,7 @@ export class WriteBatcher<I, R, D extends Deps = Deps> {
   private async attempt(deps: D, afterFailure: boolean, take: () => I[]): Promise<R[]> {
     let effects: Array<() => void> = [];
     const outcomes = await deps.store.transaction((sql) => {
-      effects = []; // a transaction run again (docs/architecture.md §18.1) keeps only its last run's effects
+      effects = []; // a transaction run again (docs/store-engines.md#one-interface-two-engines) keeps only its last run's effects
       return this.record(deps, sql, take(), { afterFailure, afterCommit: (effect) => effects.push(effect) });
     }, this.options);
     for (const effect of effects) effect();

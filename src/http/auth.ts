@@ -45,7 +45,7 @@ export function requiredBearer(request: FastifyRequest, credential: string): str
 
 /**
  * Program API key (docs/api.md#api-keys, docs/sales.md#order-of-checks): 401 unauthorized, or 401 api_key_rotation_required
- * for a retired key. A token is read from the store once, known or unknown (docs/architecture.md §5);
+ * for a retired key. A token is read from the store once, known or unknown (docs/architecture.md#caches);
  * unknown keys count against the client address's limit of failed authentications (docs/api.md#rate-limits).
  */
 export function apiKeyAuth(deps: Deps, failures: FailedAuthentications) {

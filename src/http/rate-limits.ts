@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { rateLimited } from '../errors.js';
 import { rateLimit } from './fastify.js';
 
-/** At most `max` requests per window of `windowSeconds`, in real time: counted in the server's memory, or in a database other instances share (docs/architecture.md §18.7). */
+/** At most `max` requests per window of `windowSeconds`, in real time: counted in the server's memory, or in a database other instances share (docs/store-engines.md#rate-limits-across-instances). */
 export type RateLimit = { max: number; windowSeconds: number };
 
 /**
@@ -24,7 +24,7 @@ export function trackingRateLimit(limits: { perKey: RateLimit; perAddress: RateL
 
 /**
  * Every 429 closes its connection: a client over a limit reconnects for each request, so a flood
- * cannot keep hundreds of refused requests queued beside everyone else's (docs/architecture.md §9).
+ * cannot keep hundreds of refused requests queued beside everyone else's (docs/architecture.md#cross-cutting-rules).
  */
 export function closeConnectionsOverLimit(app: FastifyInstance): void {
   app.addHook('onSend', async (_request, reply) => {

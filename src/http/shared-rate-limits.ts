@@ -12,7 +12,7 @@ const SWEEP_MS = 60_000;
 
 /**
  * The rate limits' counters shared by every instance of a PostgreSQL database
- * (docs/architecture.md §18.7), exact: each count is one atomic increment in the database. What
+ * (docs/store-engines.md#rate-limits-across-instances), exact: each count is one atomic increment in the database. What
  * keeps it cheap:
  *
  * - Batches: one statement at a time per instance; the requests that arrive meanwhile wait and go

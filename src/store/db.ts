@@ -2,7 +2,7 @@ import type { DuckDBStore } from './duckdb-store.js';
 import type { PostgresStore } from './postgres-store.js';
 
 /*
- * What the domain sees of the store, whichever engine holds the data (docs/architecture.md §18):
+ * What the domain sees of the store, whichever engine holds the data (docs/store-engines.md#the-store-interface):
  * SQL text with positional parameters, rows as plain objects, write transactions, ids. The two
  * implementations live in duckdb-store.ts and postgres-store.ts; SQL that differs between the
  * dialects picks its text by `store.engine`.
@@ -36,7 +36,7 @@ export function list(values: ReadonlyArray<Param>): ListParam {
 
 /** What store functions run SQL through: a reader connection or the writer's open transaction. */
 export interface Sql {
-  /** The dialect, for the few statements whose text differs (docs/architecture.md §18.1). */
+  /** The dialect, for the few statements whose text differs (docs/store-engines.md#one-interface-two-engines). */
   readonly engine: 'duckdb' | 'postgres';
   all<T = Row>(sql: string, params?: Params): Promise<T[]>;
   one<T = Row>(sql: string, params?: Params): Promise<T | undefined>;
@@ -44,7 +44,7 @@ export interface Sql {
   /**
    * Runs an INSERT or UPDATE of rows of `table`, naming the table without an alias (writer only):
    * on PostgreSQL the reports' rollups of the rows it changes follow in the same statement
-   * (docs/architecture.md §18.5). Every write to a table the reports read goes through here or append.
+   * (docs/rollups.md). Every write to a table the reports read goes through here or append.
    */
   write(table: string, sql: string, params?: Params): Promise<void>;
   /** Appends rows to a table inside the writer's transaction (writer only), with their rollups as write keeps them. */
@@ -66,7 +66,7 @@ export type IdAllocator = (table: string, count?: number) => number;
  * How a write transaction sees the others. `serializable` (the default): as if the transactions of
  * all instances ran one after another. `read committed`: each statement sees what was committed
  * before it started, for a transaction that serializes what it reads itself, with locks
- * (docs/architecture.md §18.1). DuckDB has one writer, so every transaction is serial there.
+ * (docs/store-engines.md#one-interface-two-engines). DuckDB has one writer, so every transaction is serial there.
  */
 export type TransactionOptions = { isolation?: 'serializable' | 'read committed' };
 
@@ -76,7 +76,7 @@ export interface StoreEngine {
   /**
    * Whether other processes write the same database (PostgreSQL): then nothing this process
    * remembers of what it wrote is the whole story, and caches live for a bounded time
-   * (docs/architecture.md §18.4).
+   * (docs/store-engines.md#what-a-process-may-remember).
    */
   readonly shared: boolean;
   /** Runs read-only SQL on a pooled connection. */

@@ -18,7 +18,7 @@ export interface BulkLoad {
  * Runs `fn` in one bulk transaction on a connection of its own: commits when it resolves, rolls back
  * when it throws, so a failed load leaves nothing behind. Every row loaded belongs to the program
  * `programId`, new with the load: on PostgreSQL its rollups are built from them before the commit
- * (docs/architecture.md §18.5). Each engine's loader is loaded only when it is the one used.
+ * (docs/rollups.md). Each engine's loader is loaded only when it is the one used.
  */
 export async function bulkLoad<T>(store: Store, programId: number, fn: (load: BulkLoad) => Promise<T>): Promise<T> {
   if (store.engine === 'postgres') return (await import('./demo-loader-postgres.js')).CopyLoad.run(store, programId, fn);

@@ -32,7 +32,7 @@ const dateValue = (at: Date): DuckDBDateValue => duckdb.dateValue(epochDay(at.ge
 /**
  * BIGINT comes back as bigint; every value the service stores fits a double, so it becomes a number
  * here, once. A HUGEINT stays a bigint: it is what sums of money are computed in, and a sum of
- * stored amounts can pass 2^53 (docs/architecture.md §3.8).
+ * stored amounts can pass 2^53 (docs/store-engines.md#values-crossing-the-boundary).
  */
 function toJs(value: unknown, type: DuckDBType): unknown {
   if (typeof value === 'bigint' && type.typeId !== duckdb.DuckDBTypeId.HUGEINT) return Number(value);
@@ -177,7 +177,7 @@ class ConnectionSql implements Sql {
 }
 
 export type StoreOptions = {
-  /** Reader connections; each serves one request at a time (docs/architecture.md §6). */
+  /** Reader connections; each serves one request at a time (docs/store-engines.md#duckdb-facts-the-design-relies-on). */
   readers?: number;
   threads?: number;
   /** Where DuckDB spills what does not fit in memory; an in-memory database otherwise spills into `.tmp` of the working directory. */
@@ -254,7 +254,7 @@ export class DuckDBStore implements StoreEngine {
 
   /**
    * The next id for a table. Ids are allocated by this process, which alone holds the file, so the
-   * large event tables need no primary-key index (docs/architecture.md §3.5).
+   * large event tables need no primary-key index (docs/store-engines.md#ids-allocated-in-process).
    */
   async nextId(sql: Sql, table: string, count = 1): Promise<number> {
     let next = this.nextIds.get(table);
@@ -290,7 +290,7 @@ export class DuckDBStore implements StoreEngine {
    * Writes the rows of `select` to the file at `path` with DuckDB's COPY, on a connection of its
    * own so that a long export holds none of the readers; answers the number of rows. Instants are
    * written in UTC whatever the machine's time zone. `onProgress` receives the fraction done, about
-   * every 100 ms, while the statement runs (docs/architecture.md §17).
+   * every 100 ms, while the statement runs (docs/exports.md#how-an-export-is-built).
    */
   async copyTo(select: string, params: Params, path: string, options: string, onProgress?: (fraction: number) => void): Promise<number> {
     this.assertOpen();
@@ -367,6 +367,6 @@ export class DuckDBStore implements StoreEngine {
 
 async function migrate(sql: ConnectionSql, migrations: readonly Migration[]): Promise<void> {
   const applied = await applyMigrations(sql, migrations);
-  // DDL should not live only in the WAL (docs/architecture.md §6).
+  // DDL should not live only in the WAL (docs/store-engines.md#duckdb-facts-the-design-relies-on).
   if (applied > 0) await sql.run('CHECKPOINT');
 }

@@ -20,7 +20,7 @@ export type ExportFilter = {
 /**
  * A stored UTC instant as TIMESTAMPTZ: Parquet marks the column UTC, and CSV and JSON write it as
  * ISO 8601 with a Z. Built from its microseconds, which takes no time zone lookup: `timezone('UTC', …)`
- * or a cast cost 25 times as much, a quarter of a ten-million-click export (docs/architecture.md §17).
+ * or a cast cost 25 times as much, a quarter of a ten-million-click export (docs/exports.md#how-an-export-is-built).
  */
 const instant = (column: string, name: string) => `make_timestamptz(epoch_us(${column})) AS ${name}`;
 /** Cents as stored, and the same amount in currency units: an exact DECIMAL, never a float. */
@@ -59,7 +59,7 @@ type TableExport = (build: Build) => string;
 
 const TABLES: Record<ExportTable, TableExport> = {
   // Millions of rows, sorted by id: the partner's name and code in every row would make the sort
-  // carry them too, a quarter of the export (docs/architecture.md §17); the id joins them.
+  // carry them too, a quarter of the export (docs/exports.md#how-an-export-is-built); the id joins them.
   clicks: ({ where, text }) => `
     SELECT c.id, ${text('c.click_id')}, pp.partner_id, ${text('c.landing_url')}, ${text('c.referrer')}, c.is_test, ${instant('c.created_at', 'created_at')}
     FROM clicks c JOIN partner_programs pp ON pp.id = c.partner_program_id
@@ -157,11 +157,11 @@ const CSV_IN = `FORMAT csv, HEADER false, AUTO_DETECT false, DELIM ',', QUOTE '"
 /** What the staging DuckDB may hold in memory; beyond it, it spills to its temporary directory. */
 const STAGING_MEMORY = '1GB';
 
-/** Progress of the PostgreSQL path: the share of the time copying out of PostgreSQL and loading DuckDB take (measured, §18.6). */
+/** Progress of the PostgreSQL path: the share of the time copying out of PostgreSQL and loading DuckDB take (measured, docs/store-engines.md#exports-from-postgresql). */
 const STAGES = { copyOut: 0.4, load: 0.7 };
 
 /**
- * An export from PostgreSQL (docs/architecture.md §18.6): the rows its SELECT reads are copied out
+ * An export from PostgreSQL (docs/store-engines.md#exports-from-postgresql): the rows its SELECT reads are copied out
  * of PostgreSQL as CSV, in one snapshot, into tables of the same names and columns in an in-memory
  * DuckDB, which then runs the very statement of the DuckDB path: the file is byte for byte what
  * DuckDB writes from the same data. Everything staged lives in a private temporary directory

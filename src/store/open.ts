@@ -1,6 +1,6 @@
 import type { Store, StatementObserver } from './db.js';
 
-/** Where the data lives: a DuckDB file (or ':memory:'), or a PostgreSQL database by URL (docs/architecture.md §18). */
+/** Where the data lives: a DuckDB file (or ':memory:'), or a PostgreSQL database by URL (docs/store-engines.md#postgresql). */
 export type StoreLocation = { duckdb: string } | { postgres: string };
 
 export type OpenOptions = {

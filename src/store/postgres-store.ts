@@ -11,7 +11,7 @@ import { postgresMigrations } from './migrations/postgres.js';
 import { appendWithRollups, rollsUp, writeWithRollups } from './rollups.js';
 
 /*
- * The PostgreSQL engine (docs/architecture.md §18): any number of processes share one database.
+ * The PostgreSQL engine (docs/store-engines.md#postgresql): any number of processes share one database.
  * Each process writes as the DuckDB store does, one transaction at a time on its writer connection,
  * and every write transaction is SERIALIZABLE: PostgreSQL then guarantees that the transactions
  * of all instances have the effect of some serial order, which is the guarantee the one DuckDB
@@ -104,7 +104,7 @@ class ClientSql<C extends pg.ClientBase = pg.Client> implements Sql {
   readonly engine = 'postgres';
   constructor(
     readonly client: C,
-    /** The process's writer id, which keys its rollup rows (docs/architecture.md §18.5). */
+    /** The process's writer id, which keys its rollup rows (docs/rollups.md). */
     private readonly writerId: number,
     private readonly observe?: StatementObserver,
   ) {}
@@ -162,7 +162,7 @@ class ClientSql<C extends pg.ClientBase = pg.Client> implements Sql {
 }
 
 export type PostgresStoreOptions = {
-  /** Reader connections (docs/architecture.md §18.3). */
+  /** Reader connections (docs/store-engines.md#connections-and-ids-on-postgresql). */
   readers?: number;
   migrations?: readonly Migration[];
   /** Sees every statement of the writer connection. */
@@ -171,8 +171,8 @@ export type PostgresStoreOptions = {
 
 /**
  * Every connection works in UTC, whatever the server's or the role's default, and without JIT
- * compilation, which took 2.3 s to save milliseconds on a report's plan (docs/architecture.md
- * §18.5); `options` given in the URL (e.g. `-c search_path=…`) are kept beside them.
+ * compilation, which took 2.3 s to save milliseconds on a report's plan (docs/rollups.md);
+ * `options` given in the URL (e.g. `-c search_path=…`) are kept beside them.
  */
 function connectionOptions(url: string): pg.ClientConfig {
   const parsed = new URL(url);
@@ -200,7 +200,7 @@ export class PostgresStore implements StoreEngine {
     private readonly url: string,
     /**
      * This process's writer id, picked at random at open: its rollup rows are keyed by it, so no
-     * other instance ever updates them (docs/architecture.md §18.5).
+     * other instance ever updates them (docs/rollups.md).
      */
     readonly writerId: number,
     private readonly readers: pg.Pool,
@@ -236,7 +236,7 @@ export class PostgresStore implements StoreEngine {
 
   /**
    * Runs `fn` on a connection of its own, outside every transaction: each statement commits by
-   * itself, and waits for no write transaction. For the rate limits' counters (docs/architecture.md §18.7).
+   * itself, and waits for no write transaction. For the rate limits' counters (docs/store-engines.md#rate-limits-across-instances).
    */
   autocommit<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     return this.pooled(this.autocommitted, fn);
@@ -310,7 +310,7 @@ export class PostgresStore implements StoreEngine {
    * a REPEATABLE READ READ ONLY transaction on a connection of its own, so that a long export holds
    * none of the readers. Dates and instants are written in ISO form, whatever the server's
    * DateStyle. `onProgress` receives the share of rows written against the planner's estimate of
-   * them, at most 1 (docs/architecture.md §18.6).
+   * them, at most 1 (docs/store-engines.md#exports-from-postgresql).
    */
   async copyOut(queries: readonly CopyOut[], onProgress?: (fraction: number) => void): Promise<void> {
     this.assertOpen();

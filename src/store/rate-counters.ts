@@ -1,7 +1,7 @@
 import { list, type Sql } from './db.js';
 
 /*
- * The rate limits' counters on PostgreSQL, shared by every instance (docs/architecture.md §18.7):
+ * The rate limits' counters on PostgreSQL, shared by every instance (docs/store-engines.md#rate-limits-across-instances):
  * a row per key with its count in the current window and the instant the window ends, in epoch
  * milliseconds of the instances' clocks (the table: PostgreSQL migration 3).
  */

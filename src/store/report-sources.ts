@@ -1,7 +1,7 @@
 /*
  * What the reports sum, and where each sum comes from: read by the DuckDB reports (reports.ts),
  * which scan the events, and by the PostgreSQL ones, which keep the same sums per hour
- * (rollups.ts, docs/architecture.md §18.5). A new source of a metric goes here, once.
+ * (rollups.ts, docs/rollups.md). A new source of a metric goes here, once.
  */
 
 /** The counts a report sums. */

@@ -75,7 +75,7 @@ type PerformanceSums = { days: PerformanceDayRow[]; current: PerformanceTotals; 
 
 /**
  * The current window's days (oldest first) and both windows' totals, from one query's day sums: on
- * DuckDB scanned from the events, on PostgreSQL read from the rollups (docs/architecture.md §18.5).
+ * DuckDB scanned from the events, on PostgreSQL read from the rollups (docs/rollups.md).
  */
 export function performance(store: StoreEngine, sql: Sql, programId: number, w: PerformanceWindows): Promise<PerformanceSums> {
   return store.engine === 'postgres' ? performanceFromRollups(sql, programId, w) : performanceFromEvents(sql, programId, w);

@@ -2,7 +2,7 @@ import { dayValue, type Sql } from './db.js';
 import { MEASURES, PARTNER_MEASURES, PARTNER_TOTALS, SOURCES, TOTALS, type Measure, type Source } from './report-sources.js';
 
 /*
- * PostgreSQL's report rollups (docs/architecture.md §18.5): `report_rollups` holds what each source
+ * PostgreSQL's report rollups (docs/rollups.md): `report_rollups` holds what each source
  * of report-sources.ts sums to per program, enrollment and UTC hour, and again per UTC day, one row
  * per writer, kept in the statement that writes the events. Every process writes rows of its own
  * writer id only, so instances never update one row (a serialization conflict that would run a

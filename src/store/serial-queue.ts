@@ -1,6 +1,6 @@
 /**
  * Runs jobs one at a time, in the order they were asked for: each store's writer, whatever the
- * engine, runs one transaction at a time (docs/architecture.md §4, §18.1).
+ * engine, runs one transaction at a time (docs/architecture.md#the-write-path, docs/store-engines.md#one-interface-two-engines).
  */
 export class SerialQueue {
   private readonly jobs: Array<() => Promise<void>> = [];

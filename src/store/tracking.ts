@@ -55,7 +55,7 @@ const VISITOR_LOCKS = 7_146;
 /**
  * Locks each visitor until the transaction ends, in key order so that two batches locking the same
  * visitors never deadlock: another instance deciding a visitor's click waits for this one to commit,
- * and its lookup, at READ COMMITTED, then sees this click (docs/architecture.md §18.4). DuckDB's one
+ * and its lookup, at READ COMMITTED, then sees this click (docs/store-engines.md#what-a-process-may-remember). DuckDB's one
  * writer needs no lock.
  */
 export async function lockVisitors(sql: Sql, hashes: number[]): Promise<void> {

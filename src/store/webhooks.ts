@@ -12,7 +12,7 @@ export type WebhookEventRow = {
   reason: string | null;
   sale_id: number | null;
   received_at: Date;
-  /** The verified request body as received, kept for a skipped event only (docs/architecture.md §7.4). */
+  /** The verified request body as received, kept for a skipped event only (docs/architecture.md#store-the-event). */
   payload: string | null;
 } & Partial<DeferralColumns>;
 
@@ -68,7 +68,7 @@ export type Unlocks = { subscriptionId?: string; providerCustomerId?: string; pa
  * Stripe customer, or skipped as sale_not_found and naming one of the payment ids, directly or as the
  * payment intent or charge linked to one of them as an invoice (docs/webhooks.md#deferred-attribution-events-out-of-order, docs/refunds-and-payouts.md#invoice_paymentpaid-and-refunds-that-wait).
  */
-/** The order events were stored in: DuckDB's row id; on PostgreSQL a serial column (docs/architecture.md §18.2). */
+/** The order events were stored in: DuckDB's row id; on PostgreSQL a serial column (docs/store-engines.md#schema-and-migrations-on-postgresql). */
 const arrival = (sql: Sql) => (sql.engine === 'duckdb' ? 'rowid' : 'seq');
 
 export function findDeferredEvents(sql: Sql, programId: number, unlocks: Unlocks): Promise<Array<{ event_id: string; payload: string }>> {

@@ -48,19 +48,12 @@ function readmeSteps(markdown: string): Step[] {
 /** Not run here: the test builds and starts the server itself (`npm start`), and does not run its own suite. */
 const NOT_RUN = /^(npm |npx vitest )/;
 
-/** Commands of a DuckDB data dir only: on PostgreSQL (the suites' second run) they refuse, naming pg_dump, as the README says. */
-const DUCKDB_ONLY = /^npx partnerkit (backup|restore)\b/;
-
 /** Each `<placeholder>` of the README is the latest value an earlier command printed that matches. */
 const CAPTURES: Array<[string, RegExp]> = [
   ['<apiKey>', /apiKey\W+(pk_live_[\w-]+)/],
   ['<refCode>', /refCode\W+(\w+)/],
   ['<click_id>', /\b(ck_\d+_[\w-]+)/],
-  ['<sessionToken>', /\b(pks_[\w-]+)/],
-  ['<partnerToken>', /\b(pkp_[\w-]+)/],
   ['<programId>', /program id\s+(\d+)/],
-  ['<commissionId>', /commission_id\W+(\d+)/],
-  ['<batchId>', /Batch (\d+):/],
 ];
 
 /** A `# → …` line as a pattern: literal text, with … standing for anything. */
@@ -102,11 +95,6 @@ describe('README.md', () => {
       }
       const result = await sh(command, cwd, env);
       const where = `README line ${step.line}: ${step.command}\n${result.stdout}${result.stderr}`;
-      if (env.PARTNERKIT_DATABASE_URL && DUCKDB_ONLY.test(step.command)) {
-        expect(result.code, where).not.toBe(0);
-        expect(result.stderr.replace(/\s*›\s+/g, ' '), where).toContain('pg_dump');
-        continue;
-      }
       expect(result.code, where).toBe(0);
       const expected = step.expected?.replaceAll('http://127.0.0.1:3000', server.url);
       if (expected !== undefined) expect(result.stdout.trim(), where).toMatch(outputPattern(expected.trim()));

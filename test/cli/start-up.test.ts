@@ -6,7 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { cliEnv, runCli, runJson, startServe, tempDataDir } from '../helpers/cli.js';
 import { TEST_ENGINE } from '../helpers/engine.js';
 
-// What a command loads, the rule of docs/architecture.md §15: a command that talks to a server loads
+// What a command loads, the rule of docs/architecture.md#command-start-up: a command that talks to a server loads
 // no store, app, schemas or Stripe; one that opens the data dir loads them, but only the route module
 // its request needs, and not Fastify's unused compilers, the OpenAPI plugin's YAML library, the
 // date-fns index or the stripe package. Checked on the build (`npm run build` first), as the other
@@ -50,7 +50,7 @@ function commandFiles(dir = join(DIST, 'commands')): string[] {
   );
 }
 
-describe('what a command imports before it runs (docs/architecture.md §15)', () => {
+describe('what a command imports before it runs (docs/architecture.md#command-start-up)', () => {
   test('the oclif manifest names every command and ships in the package, so oclif imports only the command it runs', () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as { commands: Record<string, unknown> };
     const ids = commandFiles().map((f) => relative(join(DIST, 'commands'), f).replace(/\.js$/, '').replaceAll('/', ':'));
@@ -96,7 +96,7 @@ async function loadedBy(args: string[], env: NodeJS.ProcessEnv): Promise<string[
 const inModules = (name: string) => new RegExp(`node_modules/${name}/`);
 const UNDICI = 'NativeModule internal/deps/undici/undici';
 
-describe('what a command loads as it runs (docs/architecture.md §15)', () => {
+describe('what a command loads as it runs (docs/architecture.md#command-start-up)', () => {
   test('with a server: oclif, the SDK and the table, nothing of the store, the app or fetch', async () => {
     const dir = tempDataDir();
     const env = cliEnv(dir);

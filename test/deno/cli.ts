@@ -1,6 +1,6 @@
 // Deno end-to-end test: the built CLI, every command, run with `deno run` (docs/cli.md#node-20-and-deno-2).
 // `serve` listens on 127.0.0.1 with port 0; through it a program is provisioned, a click, a lead and
-// a sale are sent, fixtures/stripe is replayed as README's "Replaying fixtures in CI" shows, and the
+// a sale are sent, fixtures/stripe is replayed as docs/webhooks.md shows, and the
 // report is printed; once the server has stopped, the same commands open the data dir themselves.
 // Run by `npm run test:deno` after the build; exits non-zero on any failure.
 import assert from 'node:assert/strict';
@@ -74,7 +74,7 @@ try {
   const sale = await json(['sale', 'send', '--api-key', program.apiKey, '--customer-key', 'user_42', '--amount-cents', '4999', '--transaction-id', 'in_deno_1']);
   assert.equal(sale.message, 'Sale and commission recorded');
 
-  // The fixtures, signed under Deno (README "Replaying fixtures in CI").
+  // The fixtures, signed under Deno (docs/webhooks.md).
   const replay = await run(['webhook', 'replay', FIXTURES, '--program', '1', '--set', `CLICK_ID=${click_id}`, '--set', 'CUSTOMER_KEY=user_42', '--set', 'EMAIL=Jenny@Shop.example']);
   const outcomes = replay.trim().split('\n').map((line) => line.replace(`${FIXTURES}/`, '').split(/\s{2,}/).slice(0, 3).join(' '));
   assert.deepEqual(outcomes, [

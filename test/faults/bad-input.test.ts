@@ -513,7 +513,7 @@ describe('bad input: property-based fuzz of the Stripe webhook (fast-check, fixe
         if (answer.redelivery) {
           expect(changes).toEqual({});
         } else if (answer.outcome === 'recorded' && answer.reason === null) {
-          // Deferred attribution (README): the sale also records the earlier no_attribution events it made attributable.
+          // Deferred attribution (docs/webhooks.md): the sale also records the earlier no_attribution events it made attributable.
           const deferred = recorded - recordedBefore - 1;
           expect(rows).toEqual({ webhook_events: 1, sale_events: 1 + deferred, commissions: 1 + deferred, sale_transactions: 1 + deferred });
           expect(await m.t.count('sale_events', `id = ${answer.sale_id}`)).toBe(1);

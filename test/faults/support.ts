@@ -15,7 +15,7 @@ export function shuffle<T>(items: readonly T[], random: () => number): T[] {
 }
 
 /**
- * An error answer is in one of the two documented envelopes (README "Tracking API", src/errors.ts):
+ * An error answer is in one of the two documented envelopes (docs/api.md, src/errors.ts):
  * platform `{data:null,error:{status,name,message,details,code}}` or typed `{error:{code,message,…}}`,
  * with the code's envelope, status and name, and the HTTP status equal to error.status.
  */

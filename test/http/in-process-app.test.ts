@@ -8,7 +8,7 @@ import { buildTestApp, T0 } from '../helpers/app.js';
 import { tempDataDir } from '../helpers/cli.js';
 
 // The CLI's in-process app registers only the route modules a request's path needs
-// (docs/architecture.md §15.3); it must answer every request as the whole app does.
+// (docs/architecture.md#the-in-process-app); it must answer every request as the whole app does.
 
 describe('route modules by path', () => {
   test.each([
@@ -61,7 +61,7 @@ describe('the in-process app answers as the whole app', () => {
       { method: 'GET', path: '/api/nowhere', headers: admin(token) },
       { method: 'GET', path: '/healthz' },
     ];
-    // Every header but the date, and Vary, which only the CORS plugin sets (docs/architecture.md §15.3).
+    // Every header but the date, and Vary, which only the CORS plugin sets (docs/architecture.md#the-in-process-app).
     const answers = async (transport: Transport, token: string) =>
       (await Promise.all(requests(token).map(transport))).map(({ status, headers: { date: _, vary: __, ...headers }, body }) => ({ status, headers, body }));
 

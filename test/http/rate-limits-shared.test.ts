@@ -4,7 +4,7 @@ import { TEST_ENGINE } from '../helpers/engine.js';
 
 /*
  * The limits of docs/api.md#rate-limits with two instances. On PostgreSQL two apps over one database,
- * each with a store of its own, are limited as one server (docs/architecture.md §18.7). On DuckDB,
+ * each with a store of its own, are limited as one server (docs/store-engines.md#rate-limits-across-instances). On DuckDB,
  * which one process holds, the limits count in that process's memory: two apps over its store each
  * count their own, as before.
  */

@@ -12,7 +12,7 @@ import { counts, delta, salesOf, seededRandom, shuffle } from '../faults/support
 /*
  * Two real `partnerkit serve` processes (dist/: `npm run build` first) on one PostgreSQL database,
  * every request of a race split between them: each guarantee of one instance holds across both
- * (docs/architecture.md §18.8). `npm run test:postgres` runs this folder; the DuckDB run leaves it out.
+ * (docs/testing.md#postgresql-and-several-instances). `npm run test:postgres` runs this folder; the DuckDB run leaves it out.
  */
 if (!TEST_DATABASE_URL) throw new Error('test/multi runs on PostgreSQL only: npm run test:postgres, or set PARTNERKIT_TEST_DATABASE_URL');
 
@@ -195,7 +195,7 @@ test('a partner deactivated through one instance: that one refuses its link at o
   });
   expect(patched.status).toBe(200);
   expect(await click(two.apis[0])).toBe(404);
-  // The other instance follows without a restart (docs/architecture.md#184-what-a-process-may-remember), then never records one again.
+  // The other instance follows without a restart (docs/store-engines.md#what-a-process-may-remember), then never records one again.
   const statuses: number[] = [];
   await (async () => {
     while (statuses.at(-1) !== 404) statuses.push(await click(two.apis[1]));

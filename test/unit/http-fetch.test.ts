@@ -26,7 +26,7 @@ async function server(status: number, body: string, contentType = 'application/j
   return { url: `http://127.0.0.1:${(s.address() as AddressInfo).port}`, seen };
 }
 
-describe("the CLI's fetch over node:http (docs/architecture.md §15.4)", () => {
+describe("the CLI's fetch over node:http (docs/architecture.md#requests-to-a-server)", () => {
   const request: ApiRequest = { method: 'POST', path: '/api/v1/track/sale?x=1', headers: { authorization: 'Bearer pk_test_1' }, body: { amount_cents: 4999, name: 'Zoë' } };
 
   test.each([

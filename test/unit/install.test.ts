@@ -6,7 +6,7 @@ import { describe, expect, test } from 'vitest';
 const ROOT = resolve(import.meta.dirname, '../..');
 const read = (file: string) => JSON.parse(readFileSync(resolve(ROOT, file), 'utf8'));
 
-describe('installing partnerkit (docs/architecture.md §14)', () => {
+describe('installing partnerkit (docs/architecture.md#dependencies-and-installation)', () => {
   test('every locked package supports the oldest Node that engines.node admits: npm never warns EBADENGINE on it', () => {
     const oldest = semver.minVersion(read('package.json').engines.node)!.version;
     const lock = read('package-lock.json') as { packages: Record<string, { engines?: { node?: string } }> };

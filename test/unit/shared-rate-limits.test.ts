@@ -4,7 +4,7 @@ import type { ListParam, Params, Sql } from '../../src/store/db.js';
 import type { PostgresStore } from '../../src/store/postgres-store.js';
 
 /*
- * The shared counters' batching and their used-up windows (docs/architecture.md §18.7), over a
+ * The shared counters' batching and their used-up windows (docs/store-engines.md#rate-limits-across-instances), over a
  * store that keeps the counter table in memory and records the statements it was sent. The counts
  * across instances on a real database are test/http/rate-limits-shared.test.ts's.
  */

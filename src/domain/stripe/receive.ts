@@ -10,7 +10,7 @@ import { applyDelivery, applyRerun } from './store-events.js';
 import { verifyStripeEvent } from './verify.js';
 
 /*
- * The Stripe webhook pipeline (docs/architecture.md §7), one file per stage:
+ * The Stripe webhook pipeline (docs/architecture.md#the-webhook-pipeline), one file per stage:
  *   1. verify.ts        the signature over the raw body, against the program's secret and the service clock
  *   2. plan.ts          pure: what the event type asks for (checkout-session.ts, invoice-paid.ts), no lookups
  *   3. decide.ts        in the writer's transaction: attribution (attribute.ts) and the sale (recordSales)
@@ -41,7 +41,7 @@ export async function receiveStripeWebhook(deps: Deps, programId: number, rawBod
   if (deps.store.shared && !redelivery && isDeferred(row)) {
     // Another instance may have committed what this event waits for after this one decided, and
     // looked for waiting events before this one committed: decided again now, whichever of the two
-    // committed last sees the other (docs/architecture.md §18.4).
+    // committed last sees the other (docs/store-engines.md#what-a-process-may-remember).
     const rerun = await applyRerun(deps, delivery);
     if (rerun) ({ row, unlocks } = rerun);
   }

@@ -16,7 +16,7 @@ export const CONTENT_SECURITY_POLICY =
 /**
  * / (a redirect to /dashboard), /favicon.ico, /dashboard and /portal (HTML, never cached: it names the assets of the current build) and
  * /assets/* (content-hashed names, so cached for a year as immutable). @fastify/static is loaded
- * here, when `serve` asks for the pages, not by every CLI command (docs/architecture.md §15).
+ * here, when `serve` asks for the pages, not by every CLI command (docs/architecture.md#command-start-up).
  */
 export function pageRoutes(dir: string): FastifyPluginAsync {
   return async (app) => {

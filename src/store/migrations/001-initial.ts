@@ -3,7 +3,7 @@ import type { Migration } from './index.js';
 /*
  * Times are TIMESTAMP in UTC; money is BIGINT cents. The large event tables (clicks, customers,
  * sale_events, commissions) carry no primary-key index: their ids come from the store's allocator
- * and reports scan them by zone maps, which an ART index would not help (docs/architecture.md §3.6). Exactly-once
+ * and reports scan them by zone maps, which an ART index would not help (docs/store-engines.md#tables-unique-keys-and-indexes). Exactly-once
  * rests on the unique keys that remain: sale_transactions, customers, webhook_events.
  * Unique keys that are looked up are single columns (see customers.customer_ref).
  * The *_day columns hold the UTC day the report groups an event by: grouping on a stored DATE is

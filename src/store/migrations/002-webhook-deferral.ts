@@ -1,7 +1,7 @@
 import type { Migration } from './index.js';
 
 /**
- * Deferred attribution of webhook events (README "Stripe webhooks"): the Stripe subscription and
+ * Deferred attribution of webhook events (docs/webhooks.md): the Stripe subscription and
  * customer an event names, so the events skipped as no_attribution that a later sale makes
  * attributable are found without parsing stored payloads. Events stored before stay NULL here.
  */

@@ -6,7 +6,7 @@ import type { Migration } from './index.js';
  * also after a cancel has given them back: commissions.payout_id names only the payout that holds
  * a commission now. A payout's amount is HUGEINT: it is a sum of commissions, which can pass 2^63
  * cents (docs/reports.md#rounding). Every change is one transaction of the one writer, which is what
- * keeps a commission out of two payouts (docs/architecture.md §13).
+ * keeps a commission out of two payouts (docs/architecture.md#approval-and-payouts).
  */
 export const payouts: Migration = {
   version: 9,

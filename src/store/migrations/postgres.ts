@@ -3,7 +3,7 @@ import { SIGN_IN_CODES_SQL } from './012-sign-in-codes.js';
 import type { Migration } from './index.js';
 
 /*
- * The PostgreSQL schema (docs/architecture.md §18.2). Its first migration is the DuckDB schema as
+ * The PostgreSQL schema (docs/store-engines.md#schema-and-migrations-on-postgresql). Its first migration is the DuckDB schema as
  * DuckDB's migrations 1–11 left it, column for column and in the same order (appends name their
  * columns, SQL is shared), plus what PostgreSQL needs where DuckDB scans by zone maps: primary keys
  * on the event tables and the indexes the service's lookups use. `hugeint` is a domain over
@@ -158,7 +158,7 @@ CREATE INDEX payouts_batch ON payouts (batch_id);
 };
 
 /*
- * The reports' rollups per hour and per day (docs/architecture.md §18.5), built from the events
+ * The reports' rollups per hour and per day (docs/rollups.md), built from the events
  * already stored, and the indexes that find the events of a window's partial hours by instant. The
  * reports no longer read events by their stored day, so those indexes go.
  */
@@ -186,7 +186,7 @@ ${rollUpStored('true', String(BULK_WRITER))};
 };
 
 /**
- * The rate limits' counters, shared by every instance (docs/architecture.md §18.7). UNLOGGED:
+ * The rate limits' counters, shared by every instance (docs/store-engines.md#rate-limits-across-instances). UNLOGGED:
  * counts of windows a minute long need no WAL, and a crash that empties the table only restarts
  * the windows.
  */
