@@ -22,7 +22,7 @@ function filesUnder(dir: string, keep: (path: string) => boolean): string[] {
   });
 }
 
-const markdownFiles = [join(ROOT, 'README.md'), ...filesUnder(join(ROOT, 'docs'), (path) => path.endsWith('.md') && dirname(path) === join(ROOT, 'docs'))];
+const markdownFiles = [join(ROOT, 'README.md'), ...filesUnder(join(ROOT, 'docs'), (path) => path.endsWith('.md'))];
 const codeFiles = CODE_FOLDERS.flatMap((folder) => filesUnder(join(ROOT, folder), (path) => CODE_FILE.test(path)));
 
 /**
