@@ -164,7 +164,7 @@ const STAGES = { copyOut: 0.4, load: 0.7 };
 export type ExportQuery = ReturnType<typeof exportSelect> & { table: ExportTable; options: string; path: string; stagingDir: string };
 
 /**
- * An export from PostgreSQL (docs/store-engines.md#postgresql-and-several-instances), the PostgreSQL store's exportTo:
+ * An export from PostgreSQL (docs/store-engines.md), the PostgreSQL store's exportTo:
  * the rows its SELECT reads are copied out of PostgreSQL as CSV, in one snapshot, into tables of the
  * same names and columns in an in-memory DuckDB, which then runs the very statement of the DuckDB
  * path: the file is byte for byte what DuckDB writes from the same data. Everything staged lives in

@@ -151,7 +151,7 @@ class ClientSql<C extends pg.ClientBase = pg.Client> implements Sql {
 
   /**
    * PostgreSQL's transaction-scoped advisory locks of two keys: the class, then each key's low 32
-   * bits; taken in key order (docs/store-engines.md#postgresql-and-several-instances).
+   * bits; taken in key order (docs/store-engines.md).
    */
   async lockKeys(space: number, keys: readonly number[]): Promise<void> {
     if (keys.length === 0) return;

@@ -317,7 +317,7 @@ describe('on either engine', () => {
     for (const [table, column] of columns) {
       const rows = await subject.store.read((sql) => sql.all<{ id: number; token: string | null }>(`SELECT id, ${column} AS token FROM ${table} ORDER BY id`));
       await twin.store.transaction(async (sql) => {
-        for (const { id, token } of rows) await sql.run(`UPDATE ${table} SET ${column} = $2 WHERE id = $1`, [id, token]);
+        for (const { id, token } of rows) await sql.write({ table, set: `${column} = $2`, where: 'id = $1' }, [id, token]);
       });
     }
   }
