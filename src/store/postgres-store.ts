@@ -108,7 +108,7 @@ class ClientSql<C extends pg.ClientBase = pg.Client> implements Sql {
   readonly arrival = 'seq';
   constructor(
     readonly client: C,
-    /** The process's writer id, which keys its rollup rows (docs/architecture.md §18.5). */
+    /** The process's writer id, which keys its rollup rows (docs/rollups.md#what-they-hold). */
     private readonly writerId: number,
     private readonly observe?: StatementObserver,
   ) {}
@@ -193,9 +193,10 @@ export type PostgresStoreOptions = {
 };
 
 /**
- * Every connection works in UTC, writes dates as YYYY-MM-DD (ISO), whatever the server's or the role's default, and without JIT
- * compilation, which took 2.3 s to save milliseconds on a report's plan (docs/architecture.md
- * §18.5); `options` given in the URL (e.g. `-c search_path=…`) are kept beside them.
+ * Every connection works in UTC and writes dates as YYYY-MM-DD (ISO, as DuckDB does), whatever
+ * the server's or the role's default, and without JIT compilation, which took 2.3 s to save
+ * milliseconds on a report's plan (docs/store-engines.md); `options` given in the URL (e.g.
+ * `-c search_path=…`) are kept beside them.
  */
 function connectionOptions(url: string): pg.ClientConfig {
   const parsed = new URL(url);
@@ -223,7 +224,7 @@ export class PostgresStore implements Store {
     private readonly url: string,
     /**
      * This process's writer id, picked at random at open: its rollup rows are keyed by it, so no
-     * other instance ever updates them (docs/architecture.md §18.5).
+     * other instance ever updates them (docs/rollups.md#what-they-hold).
      */
     readonly writerId: number,
     private readonly readers: pg.Pool,

@@ -9,7 +9,7 @@ import { ADMIN_TOKEN, buildTestApp, type TestApp } from '../helpers/app.js';
 import { runUnrolled, testDatabaseUrl, TEST_ENGINE } from '../helpers/engine.js';
 
 // The reports on PostgreSQL read per-hour rollups kept by every instance in rows of its own
-// (docs/architecture.md §18.5); these answers are the ones the events give, on either engine.
+// (docs/rollups.md#how-reports-read-them); these answers are the ones the events give, on either engine.
 
 /** A data dir's database path, removed when the test finishes. */
 function databasePath(): string {

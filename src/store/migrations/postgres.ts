@@ -159,7 +159,7 @@ CREATE INDEX payouts_batch ON payouts (batch_id);
 };
 
 /*
- * The reports' rollups per hour and per day (docs/architecture.md §18.5), built from the events
+ * The reports' rollups per hour and per day (docs/rollups.md#the-migration), built from the events
  * already stored, and the indexes that find the events of a window's partial hours by instant. The
  * reports no longer read events by their stored day, so those indexes go.
  */
