@@ -69,6 +69,8 @@ class ConnectionSql implements Sql {
   readonly arrival = 'rowid';
   private readonly prepared = new Map<string, DuckDBPreparedStatement>();
   private readonly checkedTables = new Set<string>();
+  /** The ids of rolled-up rows the open transaction appended or updated, whose sums it adds before its COMMIT. */
+  private readonly pending = new Map<string, Set<number>>();
   constructor(
     readonly connection: DuckDBConnection,
     private readonly observe?: StatementObserver,
@@ -137,7 +139,30 @@ class ConnectionSql implements Sql {
       appender.closeSync();
       this.observe?.(`APPEND ${table}`, performance.now() - started);
     }
-    if (rollsUp(table)) await this.execute(rollUpRows(table, WRITER), rowsParams(rows.map((row) => (row as { id: number }).id), 1));
+    if (rollsUp(table)) this.pendingOf(table, rows.map((row) => (row as { id: number }).id));
+  }
+
+  private pendingOf(table: string, ids: Iterable<number>): void {
+    let set = this.pending.get(table);
+    if (!set) this.pending.set(table, (set = new Set()));
+    for (const id of ids) set.add(id);
+  }
+
+  /**
+   * Adds the sums of the rows the transaction appended or updated, as they are now, in one
+   * statement: run before its COMMIT (docs/rollups.md#how-writes-keep-them).
+   */
+  async rollUpPending(): Promise<void> {
+    const tables = [...this.pending.keys()].sort();
+    if (tables.length === 0) return;
+    const params = tables.flatMap((table) => rowsParams(this.pending.get(table)!));
+    this.pending.clear();
+    await this.execute(rollUpRows(tables, '1', WRITER), params);
+  }
+
+  /** Forgets what a transaction that rolls back appended. */
+  forgetPending(): void {
+    this.pending.clear();
   }
 
   /** The appender fills columns by position: the declared list must be the table's, in order (checked once). */
@@ -185,17 +210,19 @@ class ConnectionSql implements Sql {
   }
 
   /**
-   * The UPDATE, with the rollups of the rows it changes: their sums taken out before it, added back
-   * after it (docs/rollups.md#how-writes-keep-them).
+   * The UPDATE, with the rollups of the rows it changes: their sums taken out before it (but for
+   * rows whose sums the transaction has not added yet), added back before the COMMIT
+   * (docs/rollups.md#how-writes-keep-them).
    */
   async write(update: Update, params: Params = []): Promise<void> {
     if (!rollsUp(update.table)) return this.run(updateText(update), params);
     const ids = (await this.all<{ id: number }>(updatedIds(update, params.length), params)).map((row) => row.id);
     if (ids.length === 0) return;
-    const rollUp = rollUpRows(update.table, WRITER);
-    await this.execute(rollUp, rowsParams(ids, -1));
+    const pending = this.pending.get(update.table);
+    const added = pending ? ids.filter((id) => !pending.has(id)) : ids;
+    if (added.length > 0) await this.execute(rollUpRows([update.table], '-1', WRITER), rowsParams(added));
     await this.execute(updateText(update), params);
-    await this.execute(rollUp, rowsParams(ids, 1));
+    this.pendingOf(update.table, ids);
   }
 
   /** One writer: nothing to lock against. */
@@ -396,6 +423,7 @@ export class DuckDBStore implements Store {
     try {
       await this.writer.run('BEGIN TRANSACTION');
       const value = await fn(this.writer);
+      await this.writer.rollUpPending();
       await this.writer.run('COMMIT');
       return value;
     } catch (error) {
@@ -405,6 +433,7 @@ export class DuckDBStore implements Store {
   }
 
   private async rollback(): Promise<void> {
+    this.writer.forgetPending();
     try {
       await this.writer.connection.run('ROLLBACK');
     } catch {

@@ -115,26 +115,35 @@ changed AS (
 }
 
 /**
- * DuckDB's part of an append or write (where a writable CTE does not exist): the rollups of the
- * rows of `table` with ids from $1 to $2 (a range the zone maps prune: ids grow with time), all of
- * them when $3, else those among $4, times the sign $5, added to the writer's rows. An append runs
- * it once after the appender (+1); a write before its UPDATE (−1) and after it (+1).
+ * DuckDB's part of an append or write (where a writable CTE does not exist): the rollups of some
+ * rows of each of `tables`, added to the writer's rows, times `sign` (SQL text). The rows of the
+ * i-th table are those with ids from $(4i+1) to $(4i+2) (a range the zone maps prune: ids grow with
+ * time), all of them when $(4i+3), else those among $(4i+4) (rowsParams). A write takes its rows'
+ * sums out before its UPDATE (−1); the rows a transaction appended or updated are added, as they
+ * are at its end, in one statement before its COMMIT (+1).
  */
-export function rollUpRows(table: string, writer: string): string {
-  const rows = `(SELECT $5::BIGINT AS sign, * FROM ${table} WHERE id BETWEEN $1 AND $2 AND ($3::BOOLEAN OR id = ANY($4::BIGINT[]))) AS ${table}`;
-  return upsert(sourcesOf(table).map((s) => sourceSums(s, rows, true)), writer);
+export function rollUpRows(tables: readonly string[], sign: '1' | '-1', writer: string): string {
+  return upsert(
+    tables.flatMap((table, i) => {
+      const p = (n: number) => `$${4 * i + n}`;
+      const rows = `(SELECT ${sign} AS sign, * FROM ${table} WHERE id BETWEEN ${p(1)} AND ${p(2)} AND (${p(3)}::BOOLEAN OR id = ANY(${p(4)}::BIGINT[]))) AS ${table}`;
+      return sourcesOf(table).map((s) => sourceSums(s, rows, true));
+    }),
+    writer,
+  );
 }
 
-/** The parameters of rollUpRows for the rows `ids` (not empty) and a sign. */
-export function rowsParams(ids: readonly number[], sign: 1 | -1): Params {
-  let lo = ids[0];
-  let hi = ids[0];
-  for (const id of ids) {
+/** The parameters of rollUpRows for one table's rows `ids` (not empty). */
+export function rowsParams(ids: Iterable<number>): Params {
+  const unique = [...new Set(ids)];
+  let lo = unique[0];
+  let hi = unique[0];
+  for (const id of unique) {
     if (id < lo) lo = id;
     if (id > hi) hi = id;
   }
-  const whole = hi - lo + 1 === new Set(ids).size;
-  return [lo, hi, whole, list(whole ? [lo] : ids), sign]; // an empty list has no type to bind
+  const whole = hi - lo + 1 === unique.length;
+  return [lo, hi, whole, list(whole ? [lo] : unique)]; // an empty list has no type to bind
 }
 
 /** What every row of the event tables matching `filter` sums to, per source. */
