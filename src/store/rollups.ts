@@ -247,19 +247,21 @@ function windowCover(from: number, to: number, previousFrom?: number): Cover {
 const RANGES = { day: 2, hour: 4, partial: 4 } as const;
 const FIRST = { day: 3, hour: 3 + 2 * RANGES.day, partial: 3 + 2 * (RANGES.day + RANGES.hour) } as const;
 /** The parameters after the cover's: a day spine's first and last day, and the key's instant or enrollment. */
-const SPINE_FROM = FIRST.partial + 2 * RANGES.partial;
+/** The stored days of the partial ranges, one each. */
+const PARTIAL_DAY = FIRST.partial + 2 * RANGES.partial;
+const SPINE_FROM = PARTIAL_DAY + RANGES.partial;
 const KEY = SPINE_FROM + 2;
 
+/** A kind's ranges as one condition on `column`. */
+const inRanges = (column: string, kind: keyof Cover) =>
+  `(${Array.from({ length: RANGES[kind] }, (_, i) => `${column} >= $${FIRST[kind] + 2 * i} AND ${column} < $${FIRST[kind] + 2 * i + 1}`).join(' OR ')})`;
+
 /**
- * A kind's ranges as one condition on `column`; with `day`, the stored day column of `column`, each
- * range (a partial hour, inside one day) also names its day, which DuckDB prunes by.
+ * The partial ranges as a condition on an instant `column` and its stored day `day`: a partial hour
+ * lies inside one day, named by a parameter of its own, which DuckDB prunes row groups by.
  */
-const inRanges = (column: string, kind: keyof Cover, day?: string) =>
-  `(${Array.from({ length: RANGES[kind] }, (_, i) => {
-    const lo = `$${FIRST[kind] + 2 * i}`;
-    const inDay = day === undefined ? '' : ` AND ${day} = CAST(${lo}::TIMESTAMP AS DATE)`;
-    return `${column} >= ${lo} AND ${column} < $${FIRST[kind] + 2 * i + 1}${inDay}`;
-  }).join(' OR ')})`;
+const inPartials = (column: string, day: string) =>
+  `(${Array.from({ length: RANGES.partial }, (_, i) => `${column} >= $${FIRST.partial + 2 * i} AND ${column} < $${FIRST.partial + 2 * i + 1} AND ${day} = $${PARTIAL_DAY + i}`).join(' OR ')})`;
 
 /**
  * A kind's ranges as bound parameters, the unused ones empty: scalar bounds give the planner each
@@ -292,8 +294,7 @@ function parts(split: Split, measures: readonly Measure[]): string {
     .map(
       (s) => `UNION ALL
   SELECT ${keyOf(split, s.at, s.enrollment!)}, ${measures.map((m) => `${s.sums[m] ?? '0'} AS "${m}"`).join(', ')}
-  FROM ${s.table} WHERE program_id = $1 AND ${inRanges(s.at, 'partial', s.day)} AND ${s.at} <= $2
-    AND ${s.day} IS NOT NULL AND ${s.where}${oneEnrollment(s.enrollment!)}
+  FROM ${s.table} WHERE program_id = $1 AND ${inPartials(s.at, s.day)} AND ${s.at} <= $2 AND ${s.where}${oneEnrollment(s.enrollment!)}
   GROUP BY 1`,
     )
     .join('\n  ')}
@@ -303,7 +304,8 @@ function parts(split: Split, measures: readonly Measure[]): string {
 /** The parameters of `parts`: the program, the window's end and its cover. */
 function coverParams(programId: number, w: { from: Date; to: Date }, previousFrom?: Date) {
   const c = windowCover(w.from.getTime(), w.to.getTime(), previousFrom?.getTime());
-  return [programId, w.to, ...bounds(c, 'day'), ...bounds(c, 'hour'), ...bounds(c, 'partial')];
+  const partialDays = Array.from({ length: RANGES.partial }, (_, i) => dayValue(new Date(c.partial[i]?.[0] ?? 0)));
+  return [programId, w.to, ...bounds(c, 'day'), ...bounds(c, 'hour'), ...bounds(c, 'partial'), ...partialDays];
 }
 
 /** A spine of the days of the window. */

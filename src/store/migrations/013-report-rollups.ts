@@ -15,13 +15,15 @@ export const REPORT_ROLLUPS_SQL = `CREATE TABLE report_rollups (
 
 /**
  * The report rollups on DuckDB (docs/rollups.md#the-migration): the table PostgreSQL has, built
- * from the events already stored, so a data file reports the same after the upgrade.
+ * from the events already stored, so a data file reports the same after the upgrade. Its sums of
+ * money are stored uncompressed: DuckDB's bit-packed HUGEINT took 80 ms to sum the 114,000 rows of
+ * 10 M clicks, uncompressed 1 ms.
  */
 export const reportRollups: Migration = {
   version: 13,
   name: 'report-rollups',
   sql: `
-${REPORT_ROLLUPS_SQL}
+${REPORT_ROLLUPS_SQL.replaceAll('hugeint NOT NULL', 'hugeint USING COMPRESSION uncompressed NOT NULL')}
 ${rollUpStored('true', String(BULK_WRITER))};
 `,
 };
