@@ -1,4 +1,5 @@
 import { DuckDBStore } from '../src/store/duckdb-store.js';
+import { BULK_WRITER, rollUpStored } from '../src/store/rollups.js';
 
 export type HistoryShape = { clicks: number; customers: number; sales: number; days: number; end: Date };
 
@@ -6,7 +7,8 @@ export type HistoryShape = { clicks: number; customers: number; sales: number; d
  * A program's history generated entirely in SQL (INSERT … SELECT FROM range()), in time order:
  * the ceiling the demo loader is compared with, and a fast way to build 100 M clicks for the
  * report's scaling figure. Clicks spread evenly over the days; every customer comes from a click,
- * every sale has its ledger entry and commission. Columns are named, so a migration that adds
+ * every sale has its ledger entry and commission; the rollups are built from them as the demo loader
+ * builds them. Columns are named, so a migration that adds
  * columns leaves it working (the new ones take their defaults).
  */
 export async function generateHistory(file: string, shape: HistoryShape): Promise<{ seconds: number; rows: number }> {
@@ -63,6 +65,7 @@ export async function generateHistory(file: string, shape: HistoryShape): Promis
        FROM range(1, $4::BIGINT + 1) r(s)`,
       [startUs, spanUs, BigInt(shape.clicks), BigInt(shape.sales)],
     );
+    await run(rollUpStored('program_id = 1', String(BULK_WRITER)));
     await run('COMMIT');
     await run('CHECKPOINT');
   } finally {

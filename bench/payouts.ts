@@ -1,6 +1,7 @@
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serve, summarize, tempDir, type Summary } from './lib.js';
+import { BULK_WRITER, rollUpStored } from '../src/store/rollups.js';
 import { DuckDBStore } from '../src/store/duckdb-store.js';
 
 /** The instant the payouts are created at: every generated commission's hold is over by then. */
@@ -35,6 +36,7 @@ async function generateCommissions(file: string, { commissions, partners }: Payo
        FROM range(1, $1::BIGINT + 1) r(i)`,
       [BigInt(commissions), BigInt(partners)],
     );
+    await run(rollUpStored('program_id = 1', String(BULK_WRITER)));
     await run('COMMIT');
     await run('CHECKPOINT');
   } finally {
@@ -53,7 +55,7 @@ function copyOf(template: string) {
 /**
  * `payout create` over HTTP on a running server (the POST's wall time), each run on a fresh copy of
  * the same data, beside its ceiling: the one UPDATE that moves the same commissions to processing,
- * run alone on another copy in this process.
+ * run alone (with its rollups, as every write of commissions) on another copy in this process.
  */
 export async function benchPayouts(shape: PayoutShape = { commissions: 100_000, partners: 1000 }, runs = 3): Promise<PayoutFigures> {
   const template = tempDir('payout-template');
@@ -86,8 +88,8 @@ export async function benchPayouts(shape: PayoutShape = { commissions: 100_000, 
       try {
         const started = performance.now();
         await store.transaction((sql) =>
-          sql.run(
-            "UPDATE commissions SET status = 'processing', payout_id = partner_program_id WHERE program_id = 1 AND status = 'pending' AND hold_until <= $1",
+          sql.write(
+            { table: 'commissions', set: "status = 'processing', payout_id = partner_program_id", where: "program_id = 1 AND status = 'pending' AND hold_until <= $1" },
             [new Date(NOW)],
           ),
         );

@@ -125,7 +125,7 @@ export async function benchReports({ dataDir, programId, databaseUrl }: DataSet,
       const window = reportWindow(requestedRange(query), new Date(NOW), created);
       const rawRun = async () => {
         const started = performance.now();
-        await store.read((sql) => performanceSql(store, sql, programId, window));
+        await store.read((sql) => performanceSql(sql, programId, window));
         return performance.now() - started;
       };
       await rawRun();

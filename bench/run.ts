@@ -378,8 +378,9 @@ if (wanted('reports') && demoData) {
       value: `${spread(p.warm, 1)} / ${fmt(p.cold.median, 1)} ms`,
       ceiling: `raw SQL ${fmt(p.rawSql.median, 1)} ms`,
       ratio: `HTTP ${p.httpOverhead < 0 ? '−' : '+'}${fmt(Math.abs(100 * p.httpOverhead), 0)} %`,
-      target: is90 ? 'warm ≤ 50, cold ≤ 250 ms, HTTP ≤ +20 %' : 'HTTP ≤ +20 %',
-      met: (is90 ? p.warm.median <= 50 && p.cold.median <= 250 : true) && p.httpOverhead <= 0.2,
+      // The rollups' targets (docs/rollups.md#measured): cold is a fresh server's first report.
+      target: is90 ? 'warm ≤ 10, cold ≤ 100 ms, HTTP ≤ +20 %' : 'HTTP ≤ +20 %',
+      met: (is90 ? p.warm.median <= 10 && p.cold.median <= 100 : true) && p.httpOverhead <= 0.2,
     });
   }
   record({ figure: 'server RSS after the reports', value: `${fmt(r.rssMiB)} MiB`, ceiling: '—', ratio: '—', target: '≤ 512 MiB', met: r.rssMiB <= 512 });
@@ -499,16 +500,18 @@ if (wanted('scaling')) {
   log(`scaling: 90-day report at ${scalingSizes.map((n) => fmt(n)).join(', ')} generated clicks…`);
   const s = await benchScaling(scalingSizes);
   results.scaling = s;
-  const base = s[0];
+  // Reports read rollups (docs/rollups.md#why): their cost follows days, not clicks, so every size
+  // is held to 1.5× the time at 10 M clicks (the smallest size when 10 M is not measured).
+  const base = s.find((point) => point.clicks === 10_000_000) ?? s[0];
   for (const point of s) {
-    const largest = point === s.at(-1);
+    const ratio = point.warm.median / base.warm.median;
     record({
       figure: `report 90d warm at ${fmt(point.clicks)} clicks`,
       value: `${spread(point.warm, 1)} ms, RSS ${fmt(point.rssMiB)} MiB`,
       ceiling: `${fmt(base.clicks)} clicks: ${fmt(base.warm.median, 1)} ms`,
-      ratio: `${(point.warm.median / base.warm.median).toFixed(1)}× time for ${(point.clicks / base.clicks).toFixed(0)}× rows`,
-      target: largest ? '≤ linear; ≤ 500 ms at 100 M' : '≤ linear',
-      met: point.warm.median / base.warm.median <= (point.clicks / base.clicks) * 1.1 && (!largest || point.clicks < 1e8 || point.warm.median <= 500),
+      ratio: `${ratio.toFixed(2)}× time for ${(point.clicks / base.clicks).toFixed(1)}× rows`,
+      target: `≤ 1.5× the ${fmt(base.clicks)} figure${point.clicks === 10_000_000 ? '; ≤ 10 ms' : ''}`,
+      met: ratio <= 1.5 && (point.clicks !== 10_000_000 || point.warm.median <= 10),
     });
   }
 }

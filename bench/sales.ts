@@ -82,6 +82,7 @@ async function rawStoreRuns(runs: number): Promise<number[]> {
   const dir = tempDir('raw');
   try {
     const { DuckDBStore } = await import('../src/store/duckdb-store.js');
+    const { insertCommissions, insertSaleEvents } = await import('../src/store/sales.js');
     const store = await DuckDBStore.open(join(dir.path, 'partnerkit.duckdb'));
     const rps: number[] = [];
     let id = 0;
@@ -90,17 +91,18 @@ async function rawStoreRuns(runs: number): Promise<number[]> {
       let done = 0;
       while (performance.now() - started < 5000) {
         id++;
+        const at = new Date();
         await store.transaction(async (sql) => {
-          await sql.run(
-            `INSERT INTO sale_events (id, program_id, customer_id, partner_program_id, transaction_id, amount_cents, currency, sale_type, is_recurring, source, status, received_at, paid_day)
-             VALUES ($1, 1, 1, 1, $2, 1000, 'USD', 'payment', false, 'api', 'paid', $3, CAST($3 AS DATE))`,
-            [id, `raw_${id}`, new Date()],
-          );
-          await sql.run(
-            `INSERT INTO commissions (id, program_id, sale_id, partner_program_id, amount_cents, currency, status, hold_until, created_at, day)
-             VALUES ($1, 1, $1, 1, 200, 'USD', 'pending', $2, $2, CAST($2 AS DATE))`,
-            [id, new Date()],
-          );
+          // Through append(), as the service writes them: with their rollups (docs/rollups.md#how-writes-keep-them).
+          await insertSaleEvents(sql, [{
+            id, program_id: 1, customer_id: 1, partner_program_id: 1, transaction_id: `raw_${id}`, amount_cents: 1000, tax_cents: null, currency: 'USD',
+            sale_type: 'payment', is_recurring: false, subscription_id: null, subscription_interval: null, product_id: null, provider: null,
+            provider_payment_id: null, line_items: null, source: 'api', status: 'paid', occurred_at: null, received_at: at, payment_intent_id: null, charge_id: null,
+          }]);
+          await insertCommissions(sql, [{
+            id, program_id: 1, sale_id: id, partner_program_id: 1, amount_cents: 200, currency: 'USD', status: 'pending', hold_until: at, created_at: at,
+            type: 'sale', payout_id: null, paid_at: null, reason: null, percent_bp: null,
+          }]);
         });
         done++;
       }

@@ -1,5 +1,4 @@
 import type { DemoOptions, DemoPhase, DemoProgress, DemoResult } from '../api/index.js';
-import { bulkLoad } from '../store/demo-loader.js';
 import { DEMO_TERMS, demoHistory, historyStart } from './demo-history.js';
 import type { Deps } from './deps.js';
 import * as provisioning from './provisioning.js';
@@ -44,7 +43,7 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
 
   const store = deps.store;
   let firstPartnerId: number | undefined;
-  const counts = await bulkLoad(store, program.id, async (load) => {
+  const counts = await store.bulkLoad(program.id, async (load) => {
     const history = demoHistory(options, { programId: program.id, firstDay, now }, { refCode: randomCode });
     const report = (phase: DemoPhase, done: number) => progress({ phase, done, total: options.clicks });
     let written = 0;

@@ -152,7 +152,7 @@ export function programReport<T>(
 /** GET /api/tracking/performance/:programId after authentication and validation: 404, 403, then the report. */
 export function performanceReport(deps: Deps, viewer: Viewer, programId: number, query: PerformanceQuery): Promise<PerformanceReport> {
   return programReport(deps, query, (sql) => viewedProgram(deps.store, sql, viewer, programId), async (sql, window) => {
-    const { days, current, previous } = await reports.performance(deps.store, sql, programId, window);
+    const { days, current, previous } = await reports.performance(sql, programId, window);
     return buildReport(window, days, current, previous);
   });
 }
@@ -173,6 +173,6 @@ export function buildPartnerReport(window: ReportWindow, rows: reports.PartnerTo
 /** GET /api/tracking/performance/:programId/partners: the program report's credential, periods and errors, a row per partner. */
 export function partnerReport(deps: Deps, viewer: Viewer, programId: number, query: PerformanceQuery): Promise<PartnerReport> {
   return programReport(deps, query, (sql) => viewedProgram(deps.store, sql, viewer, programId), async (sql, window) =>
-    buildPartnerReport(window, await reports.partnerPerformance(deps.store, sql, programId, window)),
+    buildPartnerReport(window, await reports.partnerPerformance(sql, programId, window)),
   );
 }

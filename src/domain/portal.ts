@@ -68,7 +68,7 @@ export function portalPerformance(deps: Deps, partnerId: number, programId: numb
     return (await cachedProgram(deps.store, sql, programId)).program;
   };
   return programReport(deps, query, program, async (sql, window) => {
-    const days = await partnerDays(deps.store, sql, programId, enrolled.id, window);
+    const days = await partnerDays(sql, programId, enrolled.id, window);
     const currencies = await partners.enrollmentCurrencies(sql, programId, enrolled.id, 2);
     return {
       data: {

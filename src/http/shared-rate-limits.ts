@@ -1,5 +1,5 @@
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
-import type { PostgresStore } from '../store/postgres-store.js';
+import type { Store } from '../store/db.js';
 import { addCounts, deleteEndedCounts, readCounts, type Increment, type WindowCount } from '../store/rate-counters.js';
 
 /** What @fastify/rate-limit makes of a count: the requests in the window so far and the milliseconds left of it. */
@@ -32,7 +32,7 @@ export class SharedCounters {
   /** Keys whose window was used up, with the count reached and when the window ends. */
   private readonly usedUp = new Map<string, { count: number; endsAt: number }>();
 
-  constructor(private readonly store: PostgresStore) {}
+  constructor(private readonly store: Store) {}
 
   /** Counts a request against `key` (or only reads its count): the state after it. */
   count(key: string, windowMs: number, max: number, increment: boolean): Promise<CountState> {

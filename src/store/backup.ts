@@ -33,9 +33,7 @@ async function withFile<T>(path: string, fn: (connection: import('@duckdb/node-a
 
 /** Writes a backup of the store's database and `extras` to `path` (mode 0600). */
 export async function writeBackup(store: Store, path: string, extras: BackupExtras): Promise<void> {
-  if (store.engine !== 'duckdb') throw new BackupError(POSTGRES_BACKUP);
-  if (store.path === ':memory:') throw new BackupError('An in-memory database has no file to back up');
-  await store.snapshot(path);
+  await store.backup(path);
   await chmod(path, 0o600);
   // The copy is a file of its own: this process may open it beside the data dir's database.
   await withFile(path, async (connection) => {

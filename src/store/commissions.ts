@@ -82,7 +82,7 @@ export function saleClawbacks(sql: Sql, programId: number, now: Date, saleIds: n
 
 /** Sets the stored status and reason of the program's commissions `ids`. */
 export async function setCommissionStatus(sql: Sql, programId: number, ids: number[], status: CommissionStatus, reason: string | null): Promise<void> {
-  await sql.write('commissions', 'UPDATE commissions SET status = $3, reason = $4 WHERE program_id = $1 AND id = ANY($2::BIGINT[])', [
+  await sql.write({ table: 'commissions', set: 'status = $3, reason = $4', where: 'program_id = $1 AND id = ANY($2::BIGINT[])' }, [
     programId, list(ids), status, reason,
   ]);
 }
@@ -92,9 +92,11 @@ export async function setCommissionStatus(sql: Sql, programId: number, ids: numb
  * `pending` (hold over, automatic approval), so a switch to manual approval takes none of them back.
  */
 export async function storeAutomaticApprovals(sql: Sql, programId: number, now: Date): Promise<void> {
-  await sql.run(
-    `UPDATE commissions AS c SET status = 'approved' FROM programs p
-     WHERE p.id = c.program_id AND c.program_id = $1 AND c.status = 'pending' AND ${statusAt('$2')} = 'approved'`,
+  await sql.write(
+    {
+      table: 'commissions', alias: 'c', set: "status = 'approved'", from: 'programs p',
+      where: `p.id = c.program_id AND c.program_id = $1 AND c.status = 'pending' AND ${statusAt('$2')} = 'approved'`,
+    },
     [programId, now],
   );
 }
@@ -122,12 +124,14 @@ export async function takeIntoPayouts(
   now: Date,
   payouts: Array<{ id: number; partnerId: number; currency: string }>,
 ): Promise<void> {
-  await sql.run(
-    `UPDATE commissions AS c SET status = 'processing', payout_id = d.payout_id
-     FROM programs p, partner_programs pp,
-       (SELECT unnest($3::BIGINT[]) AS payout_id, unnest($4::BIGINT[]) AS partner_id, unnest($5::VARCHAR[]) AS currency) d
-     WHERE c.program_id = $1 AND p.id = c.program_id AND pp.id = c.partner_program_id
+  await sql.write(
+    {
+      table: 'commissions', alias: 'c', set: 'status = \'processing\', payout_id = d.payout_id',
+      from: `programs p, partner_programs pp,
+       (SELECT unnest($3::BIGINT[]) AS payout_id, unnest($4::BIGINT[]) AS partner_id, unnest($5::VARCHAR[]) AS currency) d`,
+      where: `c.program_id = $1 AND p.id = c.program_id AND pp.id = c.partner_program_id
        AND pp.partner_id = d.partner_id AND c.currency = d.currency AND ${statusAt('$2')} = 'approved'`,
+    },
     [programId, now, list(payouts.map((p) => p.id)), list(payouts.map((p) => p.partnerId)), list(payouts.map((p) => p.currency))],
   );
 }

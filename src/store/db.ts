@@ -1,11 +1,12 @@
-import type { DuckDBStore } from './duckdb-store.js';
-import type { PostgresStore } from './postgres-store.js';
+import type { BulkLoad } from './demo-loader.js';
+import type { ExportQuery } from './exports.js';
+import type { Update } from './rollups.js';
 
 /*
- * What the domain sees of the store, whichever engine holds the data (docs/store-engines.md#the-store-interface):
- * SQL text with positional parameters, rows as plain objects, write transactions, ids. The two
- * implementations live in duckdb-store.ts and postgres-store.ts; SQL that differs between the
- * dialects picks its text by `store.engine`.
+ * What the domain sees of the store, whichever engine holds the data (docs/store-engines.md): SQL
+ * text with positional parameters, rows as plain objects, write transactions, ids. The two
+ * implementations live in duckdb-store.ts and postgres-store.ts; callers never ask which one they
+ * have: what differs between the engines is a method of the store or of Sql.
  */
 
 export type Row = Record<string, unknown>;
@@ -36,19 +37,27 @@ export function list(values: ReadonlyArray<Param>): ListParam {
 
 /** What store functions run SQL through: a reader connection or the writer's open transaction. */
 export interface Sql {
-  /** The dialect, for the few statements whose text differs (docs/store-engines.md#one-interface-two-engines). */
-  readonly engine: 'duckdb' | 'postgres';
   all<T = Row>(sql: string, params?: Params): Promise<T[]>;
   one<T = Row>(sql: string, params?: Params): Promise<T | undefined>;
+  /**
+   * Runs a statement; one that inserts, updates, deletes or copies rows of a table the reports roll
+   * up is refused (throws): those go through write or append (docs/rollups.md#the-refusal).
+   */
   run(sql: string, params?: Params): Promise<void>;
   /**
-   * Runs an INSERT or UPDATE of rows of `table`, naming the table without an alias (writer only):
-   * on PostgreSQL the reports' rollups of the rows it changes follow in the same statement
-   * (docs/rollups.md). Every write to a table the reports read goes through here or append.
+   * Runs an UPDATE given by its parts (writer only); when the reports roll its table up, their
+   * rollups of the rows it changes follow in the same transaction (docs/rollups.md#how-writes-keep-them).
    */
-  write(table: string, sql: string, params?: Params): Promise<void>;
+  write(update: Update, params?: Params): Promise<void>;
   /** Appends rows to a table inside the writer's transaction (writer only), with their rollups as write keeps them. */
   append<R extends object>(table: string, columns: Columns<R>, rows: readonly R[]): Promise<void>;
+  /**
+   * Locks each of `keys` (in the key class `space`) until the transaction ends, in key order, so
+   * that two transactions locking the same keys never deadlock; a store with one writer needs none.
+   */
+  lockKeys(space: number, keys: readonly number[]): Promise<void>;
+  /** The column that orders webhook_events rows of one instant by arrival. */
+  readonly arrival: string;
 }
 
 /** The column types rows are appended as. A DATE column takes the UTC day of a Date. */
@@ -70,13 +79,14 @@ export type IdAllocator = (table: string, count?: number) => number;
  */
 export type TransactionOptions = { isolation?: 'serializable' | 'read committed' };
 
-/** What every engine provides. */
-export interface StoreEngine {
+/** Every store, whichever the engine. */
+export interface Store {
+  /** For display and logs only: callers never branch on it. */
   readonly engine: 'duckdb' | 'postgres';
   /**
    * Whether other processes write the same database (PostgreSQL): then nothing this process
    * remembers of what it wrote is the whole story, and caches live for a bounded time
-   * (docs/store-engines.md#what-a-process-may-remember).
+   * (docs/store-engines.md).
    */
   readonly shared: boolean;
   /** Runs read-only SQL on a pooled connection. */
@@ -91,8 +101,22 @@ export interface StoreEngine {
   nextId(sql: Sql, table: string, count?: number): Promise<number>;
   /** Reserves up to `needs[table]` ids of each table for one transaction, handed out synchronously. */
   idAllocator(sql: Sql, needs: Readonly<Record<string, number>>): Promise<IdAllocator>;
+  /**
+   * Runs `fn` in one bulk transaction on a connection of its own (the demo loader): commits when it
+   * resolves, rolls back when it throws. Every row loaded belongs to the program `programId`, new
+   * with the load; its rollups are built from them before the commit (docs/rollups.md#bulk-loads).
+   */
+  bulkLoad<T>(programId: number, fn: (load: BulkLoad) => Promise<T>): Promise<T>;
+  /** Writes an export's rows to its file, answering their number; `onProgress` receives the fraction done. */
+  exportTo(query: ExportQuery, onProgress?: (fraction: number) => void): Promise<number>;
+  /** A consistent copy of the database at `target`; refuses (BackupError) where the database's own tools do it. */
+  backup(target: string): Promise<void>;
+  /**
+   * Runs `fn` outside every write transaction, each statement committing by itself, waiting for
+   * none: the rate limits' counters of a shared database (PostgreSQL). A store with one writer runs
+   * it as a write transaction.
+   */
+  autocommit<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
   /** Waits for queued transactions, then closes every connection. */
   close(): Promise<void>;
 }
-
-export type Store = DuckDBStore | PostgresStore;

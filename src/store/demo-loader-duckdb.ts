@@ -3,6 +3,7 @@ import { epochDay } from '../days.js';
 import type { BulkLoad, BulkRows, Value } from './demo-loader.js';
 import type { DuckDBStore } from './duckdb-store.js';
 import { duckdb } from './duckdb.js';
+import { BULK_WRITER, rollUpStored } from './rollups.js';
 
 const CHUNK_ROWS = 2048; // DuckDB's vector size: the most rows a data chunk holds
 
@@ -41,7 +42,8 @@ function writer(type: DuckDBType): Writer {
 
 /**
  * The demo loader's bulk path on DuckDB: one connection of its own and one transaction, so a failed
- * load leaves nothing behind. Rows are appended a data chunk at a time, in the order given; callers
+ * load leaves nothing behind; the program's rollups are built from the loaded rows before the commit
+ * (docs/rollups.md#bulk-loads). Rows are appended a data chunk at a time, in the order given; callers
  * give them in (program_id, time) order so reports can skip row groups by their zone maps. A column
  * not given is NULL.
  */
@@ -51,13 +53,14 @@ export class AppenderLoad implements BulkLoad {
   private constructor(private readonly connection: DuckDBConnection) {}
 
   /** Runs `fn` inside one bulk transaction; commits when it resolves, rolls back when it throws. */
-  static async run<T>(store: DuckDBStore, fn: (load: BulkLoad) => Promise<T>): Promise<T> {
+  static async run<T>(store: DuckDBStore, programId: number, fn: (load: BulkLoad) => Promise<T>): Promise<T> {
     const connection = await store.bulkConnection();
     const load = new AppenderLoad(connection);
     try {
       await connection.run('BEGIN TRANSACTION');
       const result = await fn(load);
       load.closeAppenders();
+      await connection.run(rollUpStored('program_id = $1', String(BULK_WRITER)), [BigInt(programId)]);
       await connection.run('COMMIT');
       return result;
     } catch (error) {

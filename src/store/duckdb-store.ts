@@ -10,10 +10,14 @@ import type {
 } from '@duckdb/node-api';
 import { copyFile } from 'node:fs/promises';
 import { epochDay } from '../days.js';
-import { DayParam, ListParam, type Columns, type ColumnType, type IdAllocator, type Param, type Params, type Row, type Sql, type StatementObserver, type StoreEngine } from './db.js';
+import { DayParam, ListParam, type Columns, type ColumnType, type IdAllocator, type Param, type Params, type Row, type Sql, type StatementObserver, type Store } from './db.js';
 import { SerialQueue } from './serial-queue.js';
 import { duckdb } from './duckdb.js';
 import { applyMigrations, migrations as defaultMigrations, type Migration } from './migrations/index.js';
+import { BackupError } from './backup.js';
+import type { BulkLoad } from './demo-loader.js';
+import type { ExportQuery } from './exports.js';
+import { BULK_WRITER, refuseRolledUp, rollsUp, rollUpRows, rowsParams, updatedIds, updateText, type Update } from './rollups.js';
 
 function toDuckDB(value: Param): DuckDBValue {
   if (value instanceof Date) return duckdb.timestampValue(BigInt(value.getTime()) * 1000n);
@@ -58,10 +62,15 @@ function appendValue(appender: DuckDBAppender, type: ColumnType, value: unknown)
 /** Prepared statements kept per connection: the service's SQL is a fixed set of texts. */
 const MAX_PREPARED = 256;
 
+/** The one writer's rollup rows: one process holds the file (docs/rollups.md#what-they-hold). */
+const WRITER = String(BULK_WRITER);
+
 class ConnectionSql implements Sql {
-  readonly engine = 'duckdb';
+  readonly arrival = 'rowid';
   private readonly prepared = new Map<string, DuckDBPreparedStatement>();
   private readonly checkedTables = new Set<string>();
+  /** The ids of rolled-up rows the open transaction appended or updated, whose sums it adds before its COMMIT. */
+  private readonly pending = new Map<string, Set<number>>();
   constructor(
     readonly connection: DuckDBConnection,
     private readonly observe?: StatementObserver,
@@ -130,6 +139,30 @@ class ConnectionSql implements Sql {
       appender.closeSync();
       this.observe?.(`APPEND ${table}`, performance.now() - started);
     }
+    if (rollsUp(table)) this.pendingOf(table, rows.map((row) => (row as { id: number }).id));
+  }
+
+  private pendingOf(table: string, ids: Iterable<number>): void {
+    let set = this.pending.get(table);
+    if (!set) this.pending.set(table, (set = new Set()));
+    for (const id of ids) set.add(id);
+  }
+
+  /**
+   * Adds the sums of the rows the transaction appended or updated, as they are now, in one
+   * statement: run before its COMMIT (docs/rollups.md#how-writes-keep-them).
+   */
+  async rollUpPending(): Promise<void> {
+    const tables = [...this.pending.keys()].sort();
+    if (tables.length === 0) return;
+    const params = tables.flatMap((table) => rowsParams(this.pending.get(table)!));
+    this.pending.clear();
+    await this.execute(rollUpRows(tables, '1', WRITER), params);
+  }
+
+  /** Forgets what a transaction that rolls back appended. */
+  forgetPending(): void {
+    this.pending.clear();
   }
 
   /** The appender fills columns by position: the declared list must be the table's, in order (checked once). */
@@ -167,14 +200,35 @@ class ConnectionSql implements Sql {
   }
 
   async run(sql: string, params: Params = []): Promise<void> {
+    refuseRolledUp(sql);
     await this.execute(sql, params);
   }
 
-  /** DuckDB's reports scan the events: there are no rollups to keep. */
-  write(_table: string, sql: string, params: Params = []): Promise<void> {
-    return this.run(sql, params);
+  /** A migration's script, which may rewrite events before a later one rebuilds their rollups. */
+  async runScript(sql: string): Promise<void> {
+    await this.execute(sql, []);
   }
+
+  /**
+   * The UPDATE, with the rollups of the rows it changes: their sums taken out before it (but for
+   * rows whose sums the transaction has not added yet), added back before the COMMIT
+   * (docs/rollups.md#how-writes-keep-them).
+   */
+  async write(update: Update, params: Params = []): Promise<void> {
+    if (!rollsUp(update.table)) return this.run(updateText(update), params);
+    const ids = (await this.all<{ id: number }>(updatedIds(update, params.length), params)).map((row) => row.id);
+    if (ids.length === 0) return;
+    const pending = this.pending.get(update.table);
+    const added = pending ? ids.filter((id) => !pending.has(id)) : ids;
+    if (added.length > 0) await this.execute(rollUpRows([update.table], '-1', WRITER), rowsParams(added));
+    await this.execute(updateText(update), params);
+    this.pendingOf(update.table, ids);
+  }
+
+  /** One writer: nothing to lock against. */
+  async lockKeys(): Promise<void> {}
 }
+
 
 export type StoreOptions = {
   /** Reader connections; each serves one request at a time (docs/store-engines.md#duckdb-facts-the-design-relies-on). */
@@ -197,7 +251,7 @@ export type StoreOptions = {
  * error means. Grouping many requests into one transaction is the WriteBatcher's job
  * (src/domain/write-batcher.ts).
  */
-export class DuckDBStore implements StoreEngine {
+export class DuckDBStore implements Store {
   readonly engine = 'duckdb';
   readonly shared = false;
   private readonly writes = new SerialQueue();
@@ -280,6 +334,27 @@ export class DuckDBStore implements StoreEngine {
     };
   }
 
+  /** The demo loader's bulk transaction: the appender, then the program's rollups built from its rows (docs/rollups.md#bulk-loads). */
+  async bulkLoad<T>(programId: number, fn: (load: BulkLoad) => Promise<T>): Promise<T> {
+    return (await import('./demo-loader-duckdb.js')).AppenderLoad.run(this, programId, fn);
+  }
+
+  /** DuckDB writes the export's file itself. */
+  exportTo(query: ExportQuery, onProgress?: (fraction: number) => void): Promise<number> {
+    return this.copyTo(query.select, query.params, query.path, query.options, onProgress);
+  }
+
+  /** One writer: a write transaction of its own. */
+  autocommit<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    return this.transaction(fn);
+  }
+
+  /** A snapshot of the database file; an in-memory database has none. */
+  async backup(target: string): Promise<void> {
+    if (this.path === ':memory:') throw new BackupError('An in-memory database has no file to back up');
+    await this.snapshot(target);
+  }
+
   /** A connection of its own for bulk loads (the appender); the caller closes it. */
   async bulkConnection(): Promise<DuckDBConnection> {
     this.assertOpen();
@@ -348,6 +423,7 @@ export class DuckDBStore implements StoreEngine {
     try {
       await this.writer.run('BEGIN TRANSACTION');
       const value = await fn(this.writer);
+      await this.writer.rollUpPending();
       await this.writer.run('COMMIT');
       return value;
     } catch (error) {
@@ -357,6 +433,7 @@ export class DuckDBStore implements StoreEngine {
   }
 
   private async rollback(): Promise<void> {
+    this.writer.forgetPending();
     try {
       await this.writer.connection.run('ROLLBACK');
     } catch {
@@ -366,7 +443,7 @@ export class DuckDBStore implements StoreEngine {
 }
 
 async function migrate(sql: ConnectionSql, migrations: readonly Migration[]): Promise<void> {
-  const applied = await applyMigrations(sql, migrations);
+  const applied = await applyMigrations(sql, (text) => sql.runScript(text), migrations);
   // DDL should not live only in the WAL (docs/store-engines.md#duckdb-facts-the-design-relies-on).
   if (applied > 0) await sql.run('CHECKPOINT');
 }

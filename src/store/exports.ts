@@ -160,22 +160,18 @@ const STAGING_MEMORY = '1GB';
 /** Progress of the PostgreSQL path: the share of the time copying out of PostgreSQL and loading DuckDB take (measured, docs/store-engines.md#exports-from-postgresql). */
 const STAGES = { copyOut: 0.4, load: 0.7 };
 
+/** An export: its SELECT with parameters and conditions, the file's COPY options and path, and where a staging store spills. */
+export type ExportQuery = ReturnType<typeof exportSelect> & { table: ExportTable; options: string; path: string; stagingDir: string };
+
 /**
- * An export from PostgreSQL (docs/store-engines.md#exports-from-postgresql): the rows its SELECT reads are copied out
- * of PostgreSQL as CSV, in one snapshot, into tables of the same names and columns in an in-memory
- * DuckDB, which then runs the very statement of the DuckDB path: the file is byte for byte what
- * DuckDB writes from the same data. Everything staged lives in a private temporary directory
- * under `stagingDir` (DuckDB spills there), removed at the end.
+ * An export from PostgreSQL (docs/store-engines.md), the PostgreSQL store's exportTo:
+ * the rows its SELECT reads are copied out of PostgreSQL as CSV, in one snapshot, into tables of the
+ * same names and columns in an in-memory DuckDB, which then runs the very statement of the DuckDB
+ * path: the file is byte for byte what DuckDB writes from the same data. Everything staged lives in
+ * a private temporary directory under `stagingDir` (DuckDB spills there), removed at the end.
  */
-async function copyFromPostgres(
-  store: PostgresStore,
-  table: ExportTable,
-  { select, params, conditions }: ReturnType<typeof exportSelect>,
-  options: string,
-  path: string,
-  stagingDir: string,
-  onProgress?: (fraction: number) => void,
-): Promise<number> {
+export async function copyFromPostgres(store: PostgresStore, query: ExportQuery, onProgress?: (fraction: number) => void): Promise<number> {
+  const { table, select, params, conditions, options, path, stagingDir } = query;
   const { DuckDBStore } = await import('./duckdb-store.js');
   const dir = await mkdtemp(join(stagingDir, 'partnerkit-export-stage-'));
   try {
@@ -222,7 +218,5 @@ export function copyTable(
   onProgress?: (fraction: number) => void,
   stagingDir = tmpdir(),
 ): Promise<number> {
-  const query = exportSelect(table, filter, format);
-  if (store.engine === 'postgres') return copyFromPostgres(store, table, query, COPY_OPTIONS[format], path, stagingDir, onProgress);
-  return store.copyTo(query.select, query.params, path, COPY_OPTIONS[format], onProgress);
+  return store.exportTo({ ...exportSelect(table, filter, format), table, options: COPY_OPTIONS[format], path, stagingDir }, onProgress);
 }

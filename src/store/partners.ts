@@ -1,4 +1,4 @@
-import { list, type Sql } from './db.js';
+import { list, type Columns, type Sql } from './db.js';
 
 export type PayoutMethod = 'paypal' | 'wise' | 'manual';
 
@@ -37,7 +37,7 @@ export async function updatePartner(sql: Sql, p: Omit<PartnerRow, 'created_at'>)
 
 /** Sets the status of every enrollment of a partner: its links and attribution follow it. */
 export async function setPartnerEnrollmentsStatus(sql: Sql, partnerId: number, status: PartnerStatus): Promise<void> {
-  await sql.write('partner_programs', 'UPDATE partner_programs SET status = $2 WHERE partner_id = $1', [partnerId, status]);
+  await sql.write({ table: 'partner_programs', set: 'status = $2', where: 'partner_id = $1' }, [partnerId, status]);
 }
 
 /** Partners by id: one round trip for a batch's payouts. */
@@ -54,12 +54,13 @@ export function findPartnerByEmail(sql: Sql, email: string): Promise<PartnerRow 
   return sql.one<PartnerRow>('SELECT * FROM partners WHERE email = $1', [email]);
 }
 
+/** partner_programs' columns, in the table's order. */
+const PARTNER_PROGRAM_COLUMNS: Columns<PartnerProgramRow> = [
+  ['id', 'BIGINT'], ['partner_id', 'BIGINT'], ['program_id', 'BIGINT'], ['ref_code', 'VARCHAR'], ['status', 'VARCHAR'], ['created_at', 'TIMESTAMP'],
+];
+
 export async function insertPartnerProgram(sql: Sql, pp: PartnerProgramRow): Promise<void> {
-  await sql.write(
-    'partner_programs',
-    'INSERT INTO partner_programs (id, partner_id, program_id, ref_code, status, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
-    [pp.id, pp.partner_id, pp.program_id, pp.ref_code, pp.status, pp.created_at],
-  );
+  await sql.append('partner_programs', PARTNER_PROGRAM_COLUMNS, [pp]);
 }
 
 export function findEnrollment(sql: Sql, programId: number, partnerId: number): Promise<PartnerProgramRow | undefined> {

@@ -61,11 +61,11 @@ export async function insertBatch(sql: Sql, batch: { id: number; programId: numb
 /** Processing payouts of `ids` become paid at `at`, and so do the commissions they hold. */
 export async function markPaid(sql: Sql, ids: number[], at: Date): Promise<void> {
   await sql.run("UPDATE payouts SET status = 'paid', paid_at = $2 WHERE id = ANY($1::BIGINT[]) AND status = 'processing'", [list(ids), at]);
-  await sql.run("UPDATE commissions SET status = 'paid', paid_at = $2 WHERE payout_id = ANY($1::BIGINT[]) AND status = 'processing'", [list(ids), at]);
+  await sql.write({ table: 'commissions', set: "status = 'paid', paid_at = $2", where: "payout_id = ANY($1::BIGINT[]) AND status = 'processing'" }, [list(ids), at]);
 }
 
 /** Processing payouts of `ids` are canceled; the commissions they hold are approved again and held by no payout. */
 export async function cancel(sql: Sql, ids: number[]): Promise<void> {
   await sql.run("UPDATE payouts SET status = 'canceled' WHERE id = ANY($1::BIGINT[]) AND status = 'processing'", [list(ids)]);
-  await sql.run("UPDATE commissions SET status = 'approved', payout_id = NULL WHERE payout_id = ANY($1::BIGINT[]) AND status = 'processing'", [list(ids)]);
+  await sql.write({ table: 'commissions', set: "status = 'approved', payout_id = NULL", where: "payout_id = ANY($1::BIGINT[]) AND status = 'processing'" }, [list(ids)]);
 }

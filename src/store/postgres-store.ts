@@ -4,11 +4,14 @@ import { pipeline } from 'node:stream/promises';
 import { randomInt } from 'node:crypto';
 import pg from 'pg';
 import { to as copyToStdout } from 'pg-copy-streams';
-import { DayParam, ListParam, type Columns, type ColumnType, type IdAllocator, type Param, type Params, type Row, type Sql, type StatementObserver, type StoreEngine, type TransactionOptions } from './db.js';
+import { DayParam, list, ListParam, type Columns, type ColumnType, type IdAllocator, type Param, type Params, type Row, type Sql, type StatementObserver, type Store, type TransactionOptions } from './db.js';
 import { SerialQueue } from './serial-queue.js';
 import { applyMigrations, type Migration } from './migrations/index.js';
 import { postgresMigrations } from './migrations/postgres.js';
-import { appendWithRollups, rollsUp, writeWithRollups } from './rollups.js';
+import { BackupError, POSTGRES_BACKUP } from './backup.js';
+import type { BulkLoad } from './demo-loader.js';
+import type { ExportQuery } from './exports.js';
+import { appendWithRollups, refuseRolledUp, rollsUp, updateText, writeWithRollups, type Update } from './rollups.js';
 
 /*
  * The PostgreSQL engine (docs/store-engines.md#postgresql): any number of processes share one database.
@@ -101,10 +104,11 @@ const statementName = (text: string) => {
 };
 
 class ClientSql<C extends pg.ClientBase = pg.Client> implements Sql {
-  readonly engine = 'postgres';
+  /** webhook_events' serial column. */
+  readonly arrival = 'seq';
   constructor(
     readonly client: C,
-    /** The process's writer id, which keys its rollup rows (docs/rollups.md). */
+    /** The process's writer id, which keys its rollup rows (docs/rollups.md#what-they-hold). */
     private readonly writerId: number,
     private readonly observe?: StatementObserver,
   ) {}
@@ -130,12 +134,31 @@ class ClientSql<C extends pg.ClientBase = pg.Client> implements Sql {
   }
 
   async run(sql: string, params: Params = []): Promise<void> {
+    refuseRolledUp(sql);
     await this.query(sql, params);
   }
 
-  async write(table: string, sql: string, params: Params = []): Promise<void> {
-    if (!rollsUp(table)) return this.run(sql, params);
-    await this.query(writeWithRollups(table, sql, `$${params.length + 1}`), [...params, this.writerId]);
+  /** A migration's script, which may rewrite events before a later one rebuilds their rollups. */
+  async runScript(sql: string): Promise<void> {
+    await this.query(sql, []);
+  }
+
+  /** The UPDATE and the rollups of the rows it changes, in one statement (docs/rollups.md#how-writes-keep-them). */
+  async write(update: Update, params: Params = []): Promise<void> {
+    if (!rollsUp(update.table)) return this.run(updateText(update), params);
+    await this.query(writeWithRollups(update, `$${params.length + 1}`), [...params, this.writerId]);
+  }
+
+  /**
+   * PostgreSQL's transaction-scoped advisory locks of two keys: the class, then each key's low 32
+   * bits; taken in key order (docs/store-engines.md).
+   */
+  async lockKeys(space: number, keys: readonly number[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.query(
+      `SELECT pg_advisory_xact_lock($2, key) FROM (SELECT DISTINCT (h % 4294967296 - 2147483648)::INTEGER AS key FROM unnest($1::BIGINT[]) AS h ORDER BY key) AS keys`,
+      [list(keys), space],
+    );
   }
 
   /**
@@ -170,13 +193,14 @@ export type PostgresStoreOptions = {
 };
 
 /**
- * Every connection works in UTC, whatever the server's or the role's default, and without JIT
- * compilation, which took 2.3 s to save milliseconds on a report's plan (docs/rollups.md);
- * `options` given in the URL (e.g. `-c search_path=…`) are kept beside them.
+ * Every connection works in UTC and writes dates as YYYY-MM-DD (ISO, as DuckDB does), whatever
+ * the server's or the role's default, and without JIT compilation, which took 2.3 s to save
+ * milliseconds on a report's plan (docs/store-engines.md); `options` given in the URL (e.g.
+ * `-c search_path=…`) are kept beside them.
  */
 function connectionOptions(url: string): pg.ClientConfig {
   const parsed = new URL(url);
-  const options = [parsed.searchParams.get('options'), '-c TimeZone=UTC -c jit=off'].filter(Boolean).join(' ');
+  const options = [parsed.searchParams.get('options'), '-c TimeZone=UTC -c jit=off -c DateStyle=ISO'].filter(Boolean).join(' ');
   parsed.searchParams.delete('options');
   return { connectionString: parsed.toString(), types, options };
 }
@@ -188,7 +212,7 @@ const MIGRATION_LOCK = 7_146_281_937;
  * A PostgreSQL database shared with any number of other processes: reads on a pool, writes one
  * transaction at a time on this process's writer connection, ids from the database's counters.
  */
-export class PostgresStore implements StoreEngine {
+export class PostgresStore implements Store {
   readonly engine = 'postgres';
   readonly shared = true;
   private readonly writes = new SerialQueue();
@@ -200,7 +224,7 @@ export class PostgresStore implements StoreEngine {
     private readonly url: string,
     /**
      * This process's writer id, picked at random at open: its rollup rows are keyed by it, so no
-     * other instance ever updates them (docs/rollups.md).
+     * other instance ever updates them (docs/rollups.md#what-they-hold).
      */
     readonly writerId: number,
     private readonly readers: pg.Pool,
@@ -343,6 +367,21 @@ export class PostgresStore implements StoreEngine {
     }
   }
 
+  /** The demo loader's bulk transaction: COPY, then the program's rollups built from its rows (docs/rollups.md#bulk-loads). */
+  async bulkLoad<T>(programId: number, fn: (load: BulkLoad) => Promise<T>): Promise<T> {
+    return (await import('./demo-loader-postgres.js')).CopyLoad.run(this, programId, fn);
+  }
+
+  /** Stages the rows the export reads in DuckDB, which writes the file. */
+  async exportTo(query: ExportQuery, onProgress?: (fraction: number) => void): Promise<number> {
+    return (await import('./exports.js')).copyFromPostgres(this, query, onProgress);
+  }
+
+  /** The database's own tools back it up. */
+  async backup(): Promise<void> {
+    throw new BackupError(POSTGRES_BACKUP);
+  }
+
   /** A connection of its own for bulk loads (COPY), outside the writer's queue; the caller ends it. */
   async bulkConnection(): Promise<pg.Client> {
     this.assertOpen();
@@ -406,7 +445,7 @@ async function connect(url: string, writerId: number, observe?: StatementObserve
 async function migrate(sql: ClientSql, migrations: readonly Migration[]): Promise<void> {
   await sql.run(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
   try {
-    await applyMigrations(sql, migrations);
+    await applyMigrations(sql, (text) => sql.runScript(text), migrations);
   } finally {
     await sql.run(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`);
   }

@@ -144,10 +144,11 @@ export type CommissionChange = { id: number; amount_cents: number; status: Commi
 export async function updateCommissions(sql: Sql, changes: CommissionChange[]): Promise<void> {
   if (changes.length === 0) return;
   await sql.write(
-    'commissions',
-    `UPDATE commissions SET amount_cents = u.amount_cents, status = u.status
-     FROM (SELECT unnest($1::BIGINT[]) AS id, unnest($2::BIGINT[]) AS amount_cents, unnest($3::VARCHAR[]) AS status) u
-     WHERE commissions.id = u.id`,
+    {
+      table: 'commissions', set: 'amount_cents = u.amount_cents, status = u.status',
+      from: '(SELECT unnest($1::BIGINT[]) AS id, unnest($2::BIGINT[]) AS amount_cents, unnest($3::VARCHAR[]) AS status) u',
+      where: 'commissions.id = u.id',
+    },
     [list(changes.map((c) => c.id)), list(changes.map((c) => c.amount_cents)), list(changes.map((c) => c.status))],
   );
 }

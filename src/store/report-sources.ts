@@ -1,7 +1,7 @@
 /*
- * What the reports sum, and where each sum comes from: read by the DuckDB reports (reports.ts),
- * which scan the events, and by the PostgreSQL ones, which keep the same sums per hour
- * (rollups.ts, docs/rollups.md). A new source of a metric goes here, once.
+ * What the reports sum, and where each sum comes from: the rollups keep these sums per hour and per
+ * day, and reports read the events of a window's partial hours with them (rollups.ts,
+ * docs/rollups.md#what-they-hold). A new source of a metric goes here, once.
  */
 
 /** The counts a report sums. */
@@ -67,12 +67,6 @@ export const SOURCES: Source[] = [
   },
 ];
 
-/** A source's sums as select-list items, `count(*) AS clicks`. */
-export const sumsOf = (s: Source) =>
-  Object.entries(s.sums)
-    .map(([m, sum]) => `${sum} AS ${m === m.toLowerCase() ? m : `"${m}"`}`)
-    .join(', ');
-
 /** The counts and sums of the per-partner report and the partner portal (docs/reports.md#per-partner-report). */
 export const PARTNER_COUNTS = ['clicks', 'leadStatus', 'conversions', 'sales'] as const;
 /** The per-partner row has no refunded total: refunds net its revenue. */
@@ -80,5 +74,3 @@ export const PARTNER_MONEY = ['revenueCents', 'commissionCents'] as const;
 export const PARTNER_MEASURES = [...PARTNER_COUNTS, ...PARTNER_MONEY] as const;
 /** The partner measures of `parts` summed. */
 export const PARTNER_TOTALS = [...PARTNER_COUNTS.map(sumAs('BIGINT')), ...PARTNER_MONEY.map(sumAs('HUGEINT'))].join(', ');
-/** The sources split by enrollment: every one with an enrollment that sums a partner measure. */
-export const BY_ENROLLMENT = SOURCES.filter((s) => s.enrollment !== null && PARTNER_MEASURES.some((m) => m in s.sums));

@@ -1,23 +1,55 @@
-import { dayValue, type Sql } from './db.js';
+import { dayValue, list, type Params, type Row, type Sql } from './db.js';
 import { MEASURES, PARTNER_MEASURES, PARTNER_TOTALS, SOURCES, TOTALS, type Measure, type Source } from './report-sources.js';
 
 /*
- * PostgreSQL's report rollups (docs/rollups.md): `report_rollups` holds what each source
- * of report-sources.ts sums to per program, enrollment and UTC hour, and again per UTC day, one row
- * per writer, kept in the statement that writes the events. Every process writes rows of its own
- * writer id only, so instances never update one row (a serialization conflict that would run a
- * whole batch again); reports add the writers' rows up. A report reads the rollups of the whole
- * days and hours of its windows and the events of the partial hours at their edges, so it answers
- * what the DuckDB SQL answers, which scans the events.
+ * The report rollups (docs/rollups.md): `report_rollups` holds what each source of
+ * report-sources.ts sums to per program, enrollment and UTC hour, and again per UTC day, one row per
+ * writer, kept by every write of a rolled-up table (docs/rollups.md#how-writes-keep-them). On
+ * PostgreSQL every process writes rows of its own writer id only, so instances never update one row
+ * (a serialization conflict that would run a whole batch again); reports add the writers' rows up.
+ * A report reads the rollups of the whole days and hours of its windows and the events of the
+ * partial hours at their edges, on both engines with the same SQL (docs/rollups.md#how-reports-read-them).
  */
 
 /** The rollup column of a measure: leadStatus → lead_status. */
 const rollupColumn = (m: Measure) => m.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const COLUMNS = MEASURES.map(rollupColumn);
+const KEYS = ['program_id', 'span', 'starts_at', 'partner_program_id'] as const;
 
 const ROLLED_UP = new Set(SOURCES.map((s) => s.table));
 /** Whether reports read the table: then its appends and writes keep rollups. */
 export const rollsUp = (table: string) => ROLLED_UP.has(table);
+
+/** An UPDATE given by its parts, so that each engine can also find the rows it changes (docs/rollups.md#how-writes-keep-them). */
+export type Update = {
+  table: string;
+  /** The table's alias in `set`, `from` and `where`. */
+  alias?: string;
+  set: string;
+  /** Other tables joined, as UPDATE … FROM has them. */
+  from?: string;
+  where: string;
+};
+
+/** The UPDATE statement of an Update. */
+export const updateText = (u: Update, returning = '') =>
+  `UPDATE ${u.table}${u.alias ? ` AS ${u.alias}` : ''} SET ${u.set}${u.from ? ` FROM ${u.from}` : ''} WHERE ${u.where}${returning}`;
+
+/**
+ * The ids of the rows an Update changes, with its `params` parameters: each is also selected, as a
+ * statement must use every parameter it is given and the SET's are not in this one.
+ */
+export const updatedIds = (u: Update, params: number) =>
+  `SELECT ${[`${u.alias ?? u.table}.id`, ...Array.from({ length: params }, (_, i) => `$${i + 1} AS p${i + 1}`)].join(', ')} FROM ${u.table}${u.alias ? ` AS ${u.alias}` : ''}${u.from ? `, ${u.from}` : ''} WHERE ${u.where}`;
+
+/**
+ * Throws for a statement that inserts, updates or deletes rows of a rolled-up table: run() refuses
+ * it, so no write path can leave the rollups behind (docs/rollups.md#the-refusal).
+ */
+export function refuseRolledUp(sql: string): void {
+  const tables = [...sql.matchAll(/\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)/gi)].map((m) => m[1].toLowerCase()).filter(rollsUp);
+  if (tables.length > 0) throw new Error(`run() does not write ${tables.join(', ')}: the reports roll it up, so write() or append() does (docs/rollups.md#the-refusal)`);
+}
 
 /**
  * One source's sums per program, enrollment and hour over `rows`, rows with the table's columns;
@@ -35,27 +67,30 @@ function sourceSums(s: Source, rows: string, signed: boolean): string {
 }
 
 /**
- * Adds the sums of `parts` (per program, enrollment and hour) to the writer's rows of their hours
- * and of their days, in one INSERT; `writer` is SQL text. Sums that add nothing write nothing. New
- * rows go in time order, so a bulk build leaves each day's rows on few pages, as reports read them.
+ * The sums of `parts` (per program, enrollment and hour) per hour and per day, as rows of the writer
+ * `writer` (SQL text); sums that add nothing are left out. In time order, so a bulk build leaves
+ * each day's rows on few pages, as reports read them.
  */
-const upsert = (parts: string[], writer: string) => `
-INSERT INTO report_rollups AS r (program_id, span, starts_at, partner_program_id, writer, ${COLUMNS.join(', ')})
-SELECT program_id, span, starts_at, partner_program_id, ${writer}, ${COLUMNS.map((c) => `sum(${c})`).join(', ')}
+const rollupRows = (parts: string[], writer: string) => `
+SELECT program_id, span, starts_at, partner_program_id, ${writer} AS writer, ${COLUMNS.map((c) => `sum(${c}) AS ${c}`).join(', ')}
 FROM (${parts.join('\n  UNION ALL ')}) AS s,
   LATERAL (VALUES ('hour', s.hour), ('day', date_trunc('day', s.hour))) AS k(span, starts_at)
 GROUP BY program_id, span, starts_at, partner_program_id
 HAVING ${COLUMNS.map((c) => `sum(${c}) <> 0`).join(' OR ')}
-ORDER BY program_id, span, starts_at
-ON CONFLICT (program_id, span, starts_at, partner_program_id, writer) DO UPDATE SET ${COLUMNS.map((c) => `${c} = r.${c} + excluded.${c}`).join(', ')}`;
+ORDER BY program_id, span, starts_at`;
+
+/** Adds rollupRows of `parts` to the stored rows, in one INSERT. */
+const upsert = (parts: string[], writer: string) => `
+INSERT INTO report_rollups AS r (${KEYS.join(', ')}, writer, ${COLUMNS.join(', ')})${rollupRows(parts, writer)}
+ON CONFLICT (${KEYS.join(', ')}, writer) DO UPDATE SET ${COLUMNS.map((c) => `${c} = r.${c} + excluded.${c}`).join(', ')}`;
 
 const sourcesOf = (table: string) => SOURCES.filter((s) => s.table === table);
 
 /**
- * An append (`insert`, an INSERT … SELECT of new rows of `table` without RETURNING) with the rows'
- * rollups in the same statement: they are summed from what the INSERT returns, so no table is read
- * (a read would take predicate locks other instances' appends conflict with). `writer` is the
- * parameter holding the writer id.
+ * PostgreSQL's append (`insert`, an INSERT … SELECT of new rows of `table` without RETURNING) with
+ * the rows' rollups in the same statement: they are summed from what the INSERT returns, so no table
+ * is read (a read would take predicate locks other instances' appends conflict with). `writer` is
+ * the parameter holding the writer id.
  */
 export function appendWithRollups(table: string, insert: string, writer: string): string {
   return `WITH appended AS (${insert} RETURNING *)${upsert(
@@ -65,30 +100,102 @@ export function appendWithRollups(table: string, insert: string, writer: string)
 }
 
 /**
- * An INSERT or UPDATE of rows of `table` (naming the table without an alias, without RETURNING)
- * with their rollups in the same statement: the rows as they were before it (every statement of a
- * WITH sees the same snapshot) are taken out, the rows it wrote are added.
+ * PostgreSQL's UPDATE with its rollups in the same statement: the rows as they were before it
+ * (every statement of a WITH sees the same snapshot) are taken out, the rows it wrote are added.
  */
-export function writeWithRollups(table: string, statement: string, writer: string): string {
-  return `WITH written AS (${statement} RETURNING ${table}.*),
+export function writeWithRollups(u: Update, writer: string): string {
+  return `WITH written AS (${updateText(u, ` RETURNING ${u.alias ?? u.table}.*`)}),
 changed AS (
   SELECT 1 AS sign, * FROM written
-  UNION ALL SELECT -1, * FROM ${table} WHERE id = ANY(ARRAY(SELECT id FROM written))
+  UNION ALL SELECT -1, * FROM ${u.table} WHERE id = ANY(ARRAY(SELECT id FROM written))
 )${upsert(
-    sourcesOf(table).map((s) => sourceSums(s, 'changed', true)),
+    sourcesOf(u.table).map((s) => sourceSums(s, 'changed', true)),
     `${writer}::BIGINT`,
   )}`;
 }
 
 /**
- * The rollups of every row of the event tables matching `filter`, added to the writer `writer`:
- * built in bulk from rows already stored (the migration that adds rollups, the demo loader).
+ * DuckDB's part of an append or write (where a writable CTE does not exist): the rollups of some
+ * rows of each of `tables`, added to the writer's rows, times `sign` (SQL text). The rows of the
+ * i-th table are those with ids from $(4i+1) to $(4i+2) (a range the zone maps prune: ids grow with
+ * time), all of them when $(4i+3), else those among $(4i+4) (rowsParams). A write takes its rows'
+ * sums out before its UPDATE (−1); the rows a transaction appended or updated are added, as they
+ * are at its end, in one statement before its COMMIT (+1).
  */
-export function rollUpStored(filter: string, writer: string): string {
+export function rollUpRows(tables: readonly string[], sign: '1' | '-1', writer: string): string {
   return upsert(
-    SOURCES.map((s) => sourceSums(s, `(SELECT * FROM ${s.table} WHERE ${filter}) AS ${s.table}`, false)),
+    tables.flatMap((table, i) => {
+      const p = (n: number) => `$${4 * i + n}`;
+      const rows = `(SELECT ${sign} AS sign, * FROM ${table} WHERE id BETWEEN ${p(1)} AND ${p(2)} AND (${p(3)}::BOOLEAN OR id = ANY(${p(4)}::BIGINT[]))) AS ${table}`;
+      return sourcesOf(table).map((s) => sourceSums(s, rows, true));
+    }),
     writer,
   );
+}
+
+/** The parameters of rollUpRows for one table's rows `ids` (not empty). */
+export function rowsParams(ids: Iterable<number>): Params {
+  const unique = [...new Set(ids)];
+  let lo = unique[0];
+  let hi = unique[0];
+  for (const id of unique) {
+    if (id < lo) lo = id;
+    if (id > hi) hi = id;
+  }
+  const whole = hi - lo + 1 === unique.length;
+  return [lo, hi, whole, list(whole ? [lo] : unique)]; // an empty list has no type to bind
+}
+
+/** What every row of the event tables matching `filter` sums to, per source. */
+const storedParts = (filter: string) => SOURCES.map((s) => sourceSums(s, `(SELECT * FROM ${s.table} WHERE ${filter}) AS ${s.table}`, false));
+
+/**
+ * The rollups of every row of the event tables matching `filter`, added to the writer `writer`:
+ * built in bulk from rows already stored (the migrations that add rollups, the demo loaders).
+ */
+export function rollUpStored(filter: string, writer: string): string {
+  return upsert(storedParts(filter), writer);
+}
+
+/** A rollup row that differs from what the events sum to: the stored sums (over writers) beside the rebuilt ones. */
+export type RollupDrift = {
+  program_id: number;
+  span: 'hour' | 'day';
+  starts_at: Date;
+  partner_program_id: number;
+  stored: Record<string, string>;
+  rebuilt: Record<string, string>;
+};
+
+const notZero = COLUMNS.map((c) => `sum(${c}) <> 0`).join(' OR ');
+const asText = (alias: string) => `${COLUMNS.map((c) => `CAST(coalesce(${alias}.${c}, 0) AS VARCHAR) AS ${alias}_${c}`).join(', ')}`;
+const DRIFT_SQL = (filter: string) => `
+WITH rebuilt AS (${rollupRows(storedParts(filter), '0')}),
+stored AS (
+  SELECT ${KEYS.join(', ')}, ${COLUMNS.map((c) => `sum(${c}) AS ${c}`).join(', ')}
+  FROM report_rollups WHERE ${filter} GROUP BY ${KEYS.join(', ')} HAVING ${notZero}
+)
+SELECT ${KEYS.map((k) => `coalesce(s.${k}, b.${k}) AS ${k}`).join(', ')}, ${asText('s')}, ${asText('b')}
+FROM stored s FULL JOIN rebuilt b ON ${KEYS.map((k) => `b.${k} = s.${k}`).join(' AND ')}
+WHERE ${COLUMNS.map((c) => `coalesce(s.${c}, 0) <> coalesce(b.${c}, 0)`).join(' OR ')}
+ORDER BY 1, 2, 3, 4`;
+const DRIFT = { all: DRIFT_SQL('true'), program: DRIFT_SQL('program_id = $1') };
+
+/**
+ * Where the stored rollups (of one program, or all) differ from a rebuild from the events, with the
+ * very SQL that builds them in bulk; zero rows are ignored. Empty when they agree (docs/rollups.md#the-check).
+ */
+export async function rollupDrift(sql: Sql, programId?: number): Promise<RollupDrift[]> {
+  const rows = await (programId === undefined ? sql.all<Row>(DRIFT.all) : sql.all<Row>(DRIFT.program, [programId]));
+  const side = (row: Row, alias: string) => Object.fromEntries(COLUMNS.map((c) => [c, String(row[`${alias}_${c}`])]));
+  return rows.map((row) => ({
+    program_id: row.program_id as number,
+    span: row.span as 'hour' | 'day',
+    starts_at: row.starts_at as Date,
+    partner_program_id: row.partner_program_id as number,
+    stored: side(row, 's'),
+    rebuilt: side(row, 'b'),
+  }));
 }
 
 /** Writer id of the rows built in bulk (rollUpStored); a process's own id is never 0. */
@@ -122,8 +229,8 @@ function cover(into: Cover, start: number, wholeEnd: number, end: number, span =
 }
 
 /**
- * The current window [from, to], both inclusive as the DuckDB SQL has them (an instant after `to`
- * by less than a millisecond is outside: a span is whole only when it ends by `to`, and the events
+ * The current window [from, to], both inclusive (an instant after `to` by less than a millisecond
+ * is outside: a span is whole only when it ends by `to`, and the events
  * read are also cut at `to`), after the previous one [previousFrom, from) when given.
  */
 function windowCover(from: number, to: number, previousFrom?: number): Cover {
@@ -140,12 +247,21 @@ function windowCover(from: number, to: number, previousFrom?: number): Cover {
 const RANGES = { day: 2, hour: 4, partial: 4 } as const;
 const FIRST = { day: 3, hour: 3 + 2 * RANGES.day, partial: 3 + 2 * (RANGES.day + RANGES.hour) } as const;
 /** The parameters after the cover's: a day spine's first and last day, and the key's instant or enrollment. */
-const SPINE_FROM = FIRST.partial + 2 * RANGES.partial;
+/** The stored days of the partial ranges, one each. */
+const PARTIAL_DAY = FIRST.partial + 2 * RANGES.partial;
+const SPINE_FROM = PARTIAL_DAY + RANGES.partial;
 const KEY = SPINE_FROM + 2;
 
 /** A kind's ranges as one condition on `column`. */
 const inRanges = (column: string, kind: keyof Cover) =>
   `(${Array.from({ length: RANGES[kind] }, (_, i) => `${column} >= $${FIRST[kind] + 2 * i} AND ${column} < $${FIRST[kind] + 2 * i + 1}`).join(' OR ')})`;
+
+/**
+ * The partial ranges as a condition on an instant `column` and its stored day `day`: a partial hour
+ * lies inside one day, named by a parameter of its own, which DuckDB prunes row groups by.
+ */
+const inPartials = (column: string, day: string) =>
+  `(${Array.from({ length: RANGES.partial }, (_, i) => `${column} >= $${FIRST.partial + 2 * i} AND ${column} < $${FIRST.partial + 2 * i + 1} AND ${day} = $${PARTIAL_DAY + i}`).join(' OR ')})`;
 
 /**
  * A kind's ranges as bound parameters, the unused ones empty: scalar bounds give the planner each
@@ -178,8 +294,7 @@ function parts(split: Split, measures: readonly Measure[]): string {
     .map(
       (s) => `UNION ALL
   SELECT ${keyOf(split, s.at, s.enrollment!)}, ${measures.map((m) => `${s.sums[m] ?? '0'} AS "${m}"`).join(', ')}
-  FROM ${s.table} WHERE program_id = $1 AND ${inRanges(s.at, 'partial')} AND ${s.at} <= $2
-    AND ${s.day} IS NOT NULL AND ${s.where}${oneEnrollment(s.enrollment!)}
+  FROM ${s.table} WHERE program_id = $1 AND ${inPartials(s.at, s.day)} AND ${s.at} <= $2 AND ${s.where}${oneEnrollment(s.enrollment!)}
   GROUP BY 1`,
     )
     .join('\n  ')}
@@ -189,7 +304,8 @@ function parts(split: Split, measures: readonly Measure[]): string {
 /** The parameters of `parts`: the program, the window's end and its cover. */
 function coverParams(programId: number, w: { from: Date; to: Date }, previousFrom?: Date) {
   const c = windowCover(w.from.getTime(), w.to.getTime(), previousFrom?.getTime());
-  return [programId, w.to, ...bounds(c, 'day'), ...bounds(c, 'hour'), ...bounds(c, 'partial')];
+  const partialDays = Array.from({ length: RANGES.partial }, (_, i) => dayValue(new Date(c.partial[i]?.[0] ?? 0)));
+  return [programId, w.to, ...bounds(c, 'day'), ...bounds(c, 'hour'), ...bounds(c, 'partial'), ...partialDays];
 }
 
 /** A spine of the days of the window. */
@@ -202,7 +318,7 @@ export const SPINE = `spine AS (SELECT CAST(d AS DATE) AS day FROM generate_seri
 const PERFORMANCE_SQL = `
 WITH ${parts('window', MEASURES)},
 ${SPINE}
-SELECT to_char(s.day, 'YYYY-MM-DD') AS day, ${TOTALS}
+SELECT CAST(s.day AS VARCHAR) AS day, ${TOTALS}
 FROM spine s LEFT JOIN parts p ON p.day = s.day
 GROUP BY s.day
 UNION ALL

@@ -49,7 +49,7 @@ export async function latestVisitorClickAt(sql: Sql): Promise<Date | null> {
 
 export type VisitorClick = Pick<ClickRow, 'id' | 'click_id' | 'partner_program_id' | 'visitor_hash'>;
 
-/** The transaction locks of visitors (PostgreSQL's advisory locks of two keys: this class, then the hash's low 32 bits). */
+/** The key class of the visitors' transaction locks. */
 const VISITOR_LOCKS = 7_146;
 
 /**
@@ -59,11 +59,7 @@ const VISITOR_LOCKS = 7_146;
  * writer needs no lock.
  */
 export async function lockVisitors(sql: Sql, hashes: number[]): Promise<void> {
-  if (sql.engine !== 'postgres' || hashes.length === 0) return;
-  await sql.run(
-    `SELECT pg_advisory_xact_lock(${VISITOR_LOCKS}, key) FROM (SELECT DISTINCT (h % 4294967296 - 2147483648)::INTEGER AS key FROM unnest($1::BIGINT[]) AS h ORDER BY key) AS keys`,
-    [list(hashes)],
-  );
+  await sql.lockKeys(VISITOR_LOCKS, hashes);
 }
 
 /**
@@ -152,8 +148,7 @@ export function findCustomersByClicks(sql: Sql, clickRowIds: number[]): Promise<
 export async function markConverted(sql: Sql, customerIds: number[], at: Date): Promise<void> {
   if (customerIds.length === 0) return;
   await sql.write(
-    'customers',
-    "UPDATE customers SET status = 'conversion', first_purchase_date = $2, first_purchase_day = $3 WHERE id = ANY($1::BIGINT[]) AND status = 'lead'",
+    { table: 'customers', set: "status = 'conversion', first_purchase_date = $2, first_purchase_day = $3", where: "id = ANY($1::BIGINT[]) AND status = 'lead'" },
     [list(customerIds), at, dayValue(at)],
   );
 }

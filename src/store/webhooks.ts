@@ -68,9 +68,6 @@ export type Unlocks = { subscriptionId?: string; providerCustomerId?: string; pa
  * Stripe customer, or skipped as sale_not_found and naming one of the payment ids, directly or as the
  * payment intent or charge linked to one of them as an invoice (docs/webhooks.md#deferred-attribution-events-out-of-order, docs/refunds-and-payouts.md#invoice_paymentpaid-and-refunds-that-wait).
  */
-/** The order events were stored in: DuckDB's row id; on PostgreSQL a serial column (docs/store-engines.md#schema-and-migrations-on-postgresql). */
-const arrival = (sql: Sql) => (sql.engine === 'duckdb' ? 'rowid' : 'seq');
-
 export function findDeferredEvents(sql: Sql, programId: number, unlocks: Unlocks): Promise<Array<{ event_id: string; payload: string }>> {
   return sql.all(
     `SELECT event_id, payload FROM webhook_events
@@ -80,7 +77,7 @@ export function findDeferredEvents(sql: Sql, programId: number, unlocks: Unlocks
          payment_intent_id = ANY($4::VARCHAR[]) OR invoice_id = ANY($4::VARCHAR[]) OR charge_id = ANY($4::VARCHAR[])
          OR payment_intent_id IN (SELECT payment_intent_id FROM invoice_payments WHERE program_id = $1 AND invoice_id = ANY($4::VARCHAR[]))
          OR charge_id IN (SELECT charge_id FROM invoice_payments WHERE program_id = $1 AND invoice_id = ANY($4::VARCHAR[])))))
-     ORDER BY received_at, ${arrival(sql)}`,
+     ORDER BY received_at, ${sql.arrival}`,
     [programId, unlocks.subscriptionId ?? null, unlocks.providerCustomerId ?? null, list(unlocks.paymentRefs ?? [])],
   );
 }
@@ -99,7 +96,7 @@ export async function updateEventOutcome(sql: Sql, row: WebhookEventSummary): Pr
 export function recentWebhookEvents(sql: Sql, programId: number, limit: number): Promise<WebhookEventSummary[]> {
   return sql.all<WebhookEventSummary>(
     `${SUMMARY}
-     WHERE program_id = $1 ORDER BY received_at DESC, ${arrival(sql)} DESC LIMIT $2`,
+     WHERE program_id = $1 ORDER BY received_at DESC, ${sql.arrival} DESC LIMIT $2`,
     [programId, limit],
   );
 }
@@ -138,10 +135,12 @@ export function findCustomersBySubscription(sql: Sql, subscriptionIds: Match[]):
 export async function linkProviderCustomers(sql: Sql, links: Array<{ customerId: number; providerCustomerId: string }>): Promise<void> {
   const first = [...new Map(links.toReversed().map((link) => [link.customerId, link])).values()];
   if (first.length === 0) return;
-  await sql.run(
-    `UPDATE customers SET provider_customer_id = l.provider_customer_id
-     FROM (SELECT unnest($1::BIGINT[]) AS id, unnest($2::VARCHAR[]) AS provider_customer_id) l
-     WHERE customers.id = l.id AND customers.provider_customer_id IS NULL`,
+  await sql.write(
+    {
+      table: 'customers', set: 'provider_customer_id = l.provider_customer_id',
+      from: '(SELECT unnest($1::BIGINT[]) AS id, unnest($2::VARCHAR[]) AS provider_customer_id) l',
+      where: 'customers.id = l.id AND customers.provider_customer_id IS NULL',
+    },
     [list(first.map((l) => l.customerId)), list(first.map((l) => l.providerCustomerId))],
   );
 }

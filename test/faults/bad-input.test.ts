@@ -208,7 +208,7 @@ const REFUNDABLE = Array.from({ length: 30 }, (_, i) => `in_r${i + 1}`);
 /** Sales to refund: thirty live ones of 10,000.00 (the second's commission already paid), two test ones, one past its window. */
 async function refundableSales(m: Merchant): Promise<void> {
   for (const transactionId of REFUNDABLE) await m.t.sale(m.program, { transaction_id: transactionId, amount_cents: 1_000_000 });
-  await m.t.store.transaction((sql) => sql.run("UPDATE commissions SET status = 'paid' WHERE sale_id = 2"));
+  await m.t.store.transaction((sql) => sql.write({ table: 'commissions', set: "status = 'paid'", where: 'sale_id = 2' }));
   for (let i = 1; i <= 2; i++) await m.t.sale(m.program, { transaction_id: `in_t${i}`, amount_cents: 500_000 }, m.program.testApiKey);
   expect((await m.t.sale(m.program, { transaction_id: 'in_expired', customer_key: 'cust_old' })).sale_id).toBeNull();
 }

@@ -89,7 +89,7 @@ describe('store failures during a sale', () => {
     const { t, program } = await withCustomer();
     // One sale first, so the id allocator is warm and the failure is the INSERT itself.
     expect((await t.post(SALE, sale('in_warm'), program.apiKey)).statusCode).toBe(200);
-    await t.store.transaction((sql) => sql.run('UPDATE customers SET status = $1, first_purchase_date = NULL', ['lead']));
+    await t.store.transaction((sql) => sql.write({ table: 'customers', set: 'status = $1, first_purchase_date = NULL', where: 'true' }, ['lead']));
     const before = await counts(t.store);
     await t.store.transaction((sql) => sql.run(`ALTER TABLE ${table} RENAME TO ${table}_offline`));
     expectInternalError(await t.post(SALE, sale('in_1'), program.apiKey));

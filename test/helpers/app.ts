@@ -6,7 +6,7 @@ import { sha256 } from '../../src/domain/secrets.js';
 import { DEFAULT_EDGE, type AppDeps } from '../../src/http/deps.js';
 import type { Store } from '../../src/store/db.js';
 import { openStore } from '../../src/store/open.js';
-import { openTestStore } from './engine.js';
+import { checkedRollups, openTestStore } from './engine.js';
 import { factories, type Factories, type Fields, type ProgramFixture } from './factories.js';
 
 export type { ProgramFixture } from './factories.js';
@@ -83,7 +83,7 @@ export type TestAppOptions = {
 /** A fresh store of the test engine (or DuckDB), closed when the test finishes. */
 async function testStore(options: TestAppOptions): Promise<Store> {
   const store = options.duckdb
-    ? await openStore({ duckdb: options.path ?? ':memory:' }, { observeWrites: options.observeWrites })
+    ? checkedRollups(await openStore({ duckdb: options.path ?? ':memory:' }, { observeWrites: options.observeWrites }))
     : await openTestStore({ path: options.path, observeWrites: options.observeWrites });
   // Finished hooks run last-registered first: the app closes before its store.
   onTestFinished(() => store.close());

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, expect, onTestFinished } from 'vitest';
 import type { Sql, Store } from '../../src/store/db.js';
 import { openStore, type OpenOptions, type StoreLocation } from '../../src/store/open.js';
+import { rollupDrift, type RollupDrift } from '../../src/store/rollups.js';
 
 /**
  * The engine the behaviour suites run against: DuckDB, or PostgreSQL when
@@ -56,10 +57,41 @@ export function testLocation(duckdbPath = ':memory:'): StoreLocation {
   return { postgres: testDatabaseUrl(duckdbPath === ':memory:' ? undefined : duckdbPath) };
 }
 
-/** Opens a test's store; `dataDir` names a CLI data dir whose database it opens. */
-export function openTestStore(options: OpenOptions & { path?: string; dataDir?: string } = {}): Promise<Store> {
+/** Opens a test's store; `dataDir` names a CLI data dir whose database it opens. Its close checks the rollups (checkedRollups). */
+export async function openTestStore(options: OpenOptions & { path?: string; dataDir?: string } = {}): Promise<Store> {
   const path = options.dataDir ? join(options.dataDir, 'partnerkit.duckdb') : options.path;
-  return openStore(testLocation(path), options);
+  return checkedRollups(await openStore(testLocation(path), options));
+}
+
+/** A drift as lines a reader compares: each row's key, then each differing sum, stored against rebuilt. */
+export function driftText(drift: RollupDrift[]): string {
+  return drift
+    .map((d) => {
+      const sums = Object.keys(d.stored).filter((c) => d.stored[c] !== d.rebuilt[c]).map((c) => `${c} stored ${d.stored[c]}, events say ${d.rebuilt[c]}`);
+      return `program ${d.program_id}, ${d.span} ${d.starts_at.toISOString()}, enrollment ${d.partner_program_id}: ${sums.join('; ')}`;
+    })
+    .join('\n');
+}
+
+/**
+ * The rollup check (docs/rollups.md#the-check): before the store closes (when its test, or its
+ * file, ends), the rollups are rebuilt from the events and compared with the stored ones; a
+ * difference fails the test or the file with the rows that differ. A store a test broke on purpose
+ * (a table renamed, a connection cut) cannot be read and is not checked.
+ */
+export function checkedRollups(store: Store): Store {
+  const close = store.close.bind(store);
+  let checked = false;
+  store.close = async () => {
+    let drift: RollupDrift[] = [];
+    if (!checked) {
+      checked = true;
+      drift = await store.read((sql) => rollupDrift(sql)).catch(() => []);
+    }
+    await close();
+    if (drift.length > 0) throw new Error(`the stored rollups differ from what the events sum to:\n${driftText(drift)}`);
+  };
+  return store;
 }
 
 /** The environment a CLI process gets so that it uses the test's engine for a data dir. */
@@ -70,4 +102,13 @@ export function engineEnv(dataDir: string): Record<string, string> {
 /** The store's writer connection, whichever the engine, for tests that make it fail (a full disk, an I/O error). */
 export async function writerOf(store: Store): Promise<Sql> {
   return (store as unknown as { writer: Sql | Promise<Sql> }).writer;
+}
+
+/**
+ * Runs a statement run() refuses because it writes a rolled-up table, without keeping the rollups:
+ * only for fixtures of databases made before the rollups existed, which the migration then rolls up
+ * (docs/rollups.md#the-refusal).
+ */
+export function runUnrolled(sql: Sql, text: string): Promise<void> {
+  return (sql as unknown as { runScript(text: string): Promise<void> }).runScript(text);
 }

@@ -47,7 +47,7 @@ describe('POST /api/v1/track/click', () => {
   test('inactive ref is 404', async () => {
     const t = await buildTestApp();
     const program = await t.program();
-    await t.store.transaction((sql) => sql.run("UPDATE partner_programs SET status = 'inactive'"));
+    await t.store.transaction((sql) => sql.write({ table: 'partner_programs', set: "status = 'inactive'", where: 'true' }));
     expect((await t.post('/api/v1/track/click', { ref: program.refCode })).statusCode).toBe(404);
   });
 

@@ -64,7 +64,7 @@ describe('demo load progress', () => {
 
   test('a load that fails after the stream began ends it with the error envelope; the SDK throws it', async () => {
     const t = await buildTestApp();
-    vi.spyOn(t.store, 'bulkConnection').mockRejectedValue(new Error('IO Error: simulated failure'));
+    vi.spyOn(t.store, 'bulkLoad').mockRejectedValue(new Error('IO Error: simulated failure'));
     const response = await t.app.inject({
       method: 'POST', url: '/api/admin/demo', payload: OPTIONS, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, accept: 'application/x-ndjson' },
     });

@@ -11,6 +11,7 @@ import { injectTransport } from '../../src/local.js';
 import { PartnerkitClient } from '../../src/sdk/client.js';
 import { PartnerkitError } from '../../src/sdk/errors.js';
 import { duckdb } from '../../src/store/duckdb.js';
+import { appendClicks } from '../../src/store/tracking.js';
 import { ADMIN_TOKEN, buildTestApp, rateLimitedBody, type TestApp, type TestAppOptions } from '../helpers/app.js';
 import { until } from '../helpers/cli.js';
 import { FORMULAS } from '../helpers/factories.js';
@@ -316,7 +317,7 @@ describe('on either engine', () => {
     for (const [table, column] of columns) {
       const rows = await subject.store.read((sql) => sql.all<{ id: number; token: string | null }>(`SELECT id, ${column} AS token FROM ${table} ORDER BY id`));
       await twin.store.transaction(async (sql) => {
-        for (const { id, token } of rows) await sql.run(`UPDATE ${table} SET ${column} = $2 WHERE id = $1`, [id, token]);
+        for (const { id, token } of rows) await sql.write({ table, set: `${column} = $2`, where: 'id = $1' }, [id, token]);
       });
     }
   }
@@ -396,13 +397,12 @@ describe('CSV cells a spreadsheet would run', () => {
  * a client that stops reading stops the server's stream of the file.
  */
 async function bigClicks(t: TestApp, programId: number, partnerProgramId: number) {
+  const ids = Array.from({ length: 4000 }, (_, i) => programId * 100_000 + i + 1);
   await t.store.transaction((sql) =>
-    sql.run(
-      `INSERT INTO clicks (id, click_id, program_id, partner_program_id, landing_url, referrer, is_test, created_at, day, visitor_hash)
-       SELECT $1 * 100000 + i, 'ck_' || ($1 * 100000 + i) || '_big', $1, $2, repeat('https://shop.example/', 100), NULL, false, $3, NULL, NULL
-       FROM generate_series(1, 4000) AS g(i)`,
-      [programId, partnerProgramId, t.clock.now()],
-    ),
+    appendClicks(sql, ids.map((id) => ({
+      id, click_id: `ck_${id}_big`, program_id: programId, partner_program_id: partnerProgramId, landing_url: 'https://shop.example/'.repeat(100),
+      referrer: null, is_test: false, created_at: t.clock.now(), visitor_hash: null,
+    }))),
   );
 }
 

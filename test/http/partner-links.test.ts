@@ -117,7 +117,7 @@ describe('GET /r/:refCode', () => {
 
   test('an inactive enrollment answers the not-found page; nothing is stored', async () => {
     const { t, link } = await setup();
-    await t.store.transaction((sql) => sql.run("UPDATE partner_programs SET status = 'inactive'"));
+    await t.store.transaction((sql) => sql.write({ table: 'partner_programs', set: "status = 'inactive'", where: 'true' }));
     const response = await follow(t, link);
     expect(response.statusCode).toBe(404);
     expect(response.body).toBe(LINK_PAGES.unknown_ref);

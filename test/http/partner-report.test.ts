@@ -92,7 +92,7 @@ describe('GET /api/tracking/performance/:programId/partners', () => {
     await t.click(gus);
     await t.click(fay);
     await t.click(fay);
-    await t.store.transaction((sql) => sql.run('UPDATE partner_programs SET status = $1 WHERE id = $2', ['inactive', program.partnerProgramId]));
+    await t.store.transaction((sql) => sql.write({ table: 'partner_programs', set: 'status = $1', where: 'id = $2' }, ['inactive', program.partnerProgramId]));
     const body = (await get(t, `/api/tracking/performance/${program.id}/partners`)).json();
     expect(body.data.map((r: { partnerId: number; clicks: number }) => [r.partnerId, r.clicks])).toEqual([
       [fay.partnerId, 2], [gus.partnerId, 1], [program.partnerId, 0], [eve.partnerId, 0],

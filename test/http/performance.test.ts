@@ -1,6 +1,7 @@
 import { describe, expect, test, vi } from 'vitest';
 import { buildTestApp, ADMIN_TOKEN, type ProgramFixture, type TestApp } from '../helpers/app.js';
 import { NOW, reportHistory as history } from '../helpers/history.js';
+import { insertCommissions, insertSaleEvents } from '../../src/store/sales.js';
 
 function get(t: TestApp, url: string, token = ADMIN_TOKEN) {
   return t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
@@ -205,25 +206,21 @@ describe('sums beyond 2^53 (docs/reports.md#rounding)', () => {
 
   /**
    * `count` more paid sales of MAX with their 20 % commissions at `at`, written straight to the
-   * store (an API call each would take minutes), through write() as every store function writes.
+   * store (an API call each would take minutes), through append() as every store function writes.
    */
   async function bigSales(t: TestApp, program: ProgramFixture, customerId: number, firstId: number, count: number, at: string) {
-    const rows = [firstId, program.id, program.partnerProgramId, new Date(at), count];
+    const ids = Array.from({ length: count }, (_, i) => firstId + i);
+    const common = { program_id: program.id, partner_program_id: program.partnerProgramId, currency: 'USD' };
     await t.store.transaction(async (sql) => {
-      await sql.write(
-        'sale_events',
-        `INSERT INTO sale_events (id, program_id, customer_id, partner_program_id, transaction_id, amount_cents, currency, sale_type, is_recurring, source, status, received_at, paid_day)
-         SELECT $1::BIGINT + i, $2::BIGINT, $6::BIGINT, $3::BIGINT, 'in_big_' || ($1::BIGINT + i), $7::BIGINT, 'USD', 'payment', false, 'api', 'paid', $4::TIMESTAMP, CAST($4::TIMESTAMP AS DATE)
-         FROM generate_series(0, $5::BIGINT - 1) AS r(i)`,
-        [...rows, customerId, MAX],
-      );
-      await sql.write(
-        'commissions',
-        `INSERT INTO commissions (id, program_id, sale_id, partner_program_id, amount_cents, currency, status, hold_until, created_at, day)
-         SELECT $1::BIGINT + i, $2::BIGINT, $1::BIGINT + i, $3::BIGINT, $6::BIGINT, 'USD', 'pending', $4::TIMESTAMP, $4::TIMESTAMP, CAST($4::TIMESTAMP AS DATE)
-         FROM generate_series(0, $5::BIGINT - 1) AS r(i)`,
-        [...rows, COMMISSION],
-      );
+      await insertSaleEvents(sql, ids.map((id) => ({
+        ...common, id, customer_id: customerId, transaction_id: `in_big_${id}`, amount_cents: MAX, tax_cents: null, sale_type: 'payment', is_recurring: false,
+        subscription_id: null, subscription_interval: null, product_id: null, provider: null, provider_payment_id: null, line_items: null, source: 'api',
+        status: 'paid', occurred_at: null, received_at: new Date(at), payment_intent_id: null, charge_id: null,
+      })));
+      await insertCommissions(sql, ids.map((id) => ({
+        ...common, id, sale_id: id, amount_cents: COMMISSION, status: 'pending', hold_until: new Date(at), created_at: new Date(at), type: 'sale',
+        payout_id: null, paid_at: null, reason: null, percent_bp: null,
+      })));
     });
   }
 

@@ -28,7 +28,7 @@ function commissions(t: TestApp) {
 
 /** What a commission's status is set to where payouts and reviews would set it. */
 async function setCommissionStatus(t: TestApp, id: number, status: CommissionStatus) {
-  await t.store.transaction((sql) => sql.run('UPDATE commissions SET status = $2 WHERE id = $1', [id, status]));
+  await t.store.transaction((sql) => sql.write({ table: 'commissions', set: 'status = $2', where: 'id = $1' }, [id, status]));
 }
 
 /** A program (20 % unless overridden) with customer cust_1 and sale in_1 of 49.99 (commission 10.00 at 20 %). */

@@ -6,10 +6,10 @@ import { migrations } from '../../src/store/migrations/index.js';
 import { postgresMigrations } from '../../src/store/migrations/postgres.js';
 import type { Store } from '../../src/store/db.js';
 import { ADMIN_TOKEN, buildTestApp, type TestApp } from '../helpers/app.js';
-import { testDatabaseUrl, TEST_ENGINE } from '../helpers/engine.js';
+import { runUnrolled, testDatabaseUrl, TEST_ENGINE } from '../helpers/engine.js';
 
 // The reports on PostgreSQL read per-hour rollups kept by every instance in rows of its own
-// (docs/rollups.md); these answers are the ones the events give, on either engine.
+// (docs/rollups.md#how-reports-read-them); these answers are the ones the events give, on either engine.
 
 /** A data dir's database path, removed when the test finishes. */
 function databasePath(): string {
@@ -120,7 +120,7 @@ describe('events stored before the rollups existed', () => {
          VALUES (1, 1, 1, 1, 1600, 'USD', 'pending', TIMESTAMP '2026-04-04 11:00:00', ${ts('11:00:00')}, DATE '2026-03-05', 'sale')`,
         `INSERT INTO refunds (id, refund_key, program_id, mode, refund_id, sale_id, partner_program_id, amount_cents, currency, source, completes_sale, paid_at, paid_day, received_at, day)
          VALUES (1, '1:live:r1', 1, 'live', 'r1', 1, 1, 3000, 'USD', 'api', false, ${ts('11:00:00')}, DATE '2026-03-05', ${ts('12:00:00')}, DATE '2026-03-05')`,
-      ]) await sql.run(statement);
+      ]) await runUnrolled(sql, statement);
     });
     await older.close();
 

@@ -404,7 +404,7 @@ describe('errors, in the order of checks of a sale (docs/sales.md#order-of-check
 
   test('an inactive partner-program record: 400 no_attribution', async () => {
     const { t, program } = await withCustomer();
-    await t.store.transaction((sql) => sql.run("UPDATE partner_programs SET status = 'inactive'"));
+    await t.store.transaction((sql) => sql.write({ table: 'partner_programs', set: "status = 'inactive'", where: 'true' }));
     expect((await t.post(SALE, sale(), program.apiKey)).json().error.code).toBe('no_attribution');
     await nothingStored(t);
   });

@@ -6,6 +6,7 @@ import { AppError } from '../../src/errors.js';
 import type { Columns } from '../../src/store/db.js';
 import { DuckDBStore, type StoreOptions } from '../../src/store/duckdb-store.js';
 import { migrations } from '../../src/store/migrations/index.js';
+import { runUnrolled } from '../helpers/engine.js';
 
 /** A database file in a fresh directory, removed when the test finishes. */
 function tempFile() {
@@ -53,13 +54,13 @@ describe('migrations', () => {
       await sql.run(`INSERT INTO programs (id, name, commission_type, commission_value, attribution_window_days, hold_days, webhook_secret, created_at) VALUES
         (1, 'Percent', 'percent', 2000, 90, 30, 'whsec_a', TIMESTAMP '2026-01-01'), (2, 'Flat', 'flat', 500, 90, 30, 'whsec_b', TIMESTAMP '2026-01-01')`);
       await sql.run(`INSERT INTO product_rules VALUES (1, 'pro', 'percent', 1250, TIMESTAMP '2026-01-01'), (1, 'ebook', 'flat', 300, TIMESTAMP '2026-01-01')`);
-      await sql.run(`INSERT INTO sale_events (id, program_id, customer_id, partner_program_id, transaction_id, amount_cents, currency, sale_type, is_recurring,
+      await runUnrolled(sql, `INSERT INTO sale_events (id, program_id, customer_id, partner_program_id, transaction_id, amount_cents, currency, sale_type, is_recurring,
           product_id, source, status, received_at, paid_day) VALUES
         (1, 1, 1, 1, 'a', 1000, 'USD', 'payment', false, NULL, 'api', 'paid', TIMESTAMP '2026-01-02', DATE '2026-01-02'),
         (2, 1, 1, 1, 'b', 1000, 'USD', 'payment', false, 'pro', 'api', 'paid', TIMESTAMP '2026-01-02', DATE '2026-01-02'),
         (3, 1, 1, 1, 'c', 1000, 'USD', 'payment', false, 'ebook', 'api', 'paid', TIMESTAMP '2026-01-02', DATE '2026-01-02'),
         (4, 2, 2, 2, 'd', 1000, 'USD', 'payment', false, NULL, 'api', 'paid', TIMESTAMP '2026-01-02', DATE '2026-01-02')`);
-      await sql.run(`INSERT INTO commissions (id, program_id, sale_id, partner_program_id, amount_cents, currency, status, hold_until, created_at, day)
+      await runUnrolled(sql, `INSERT INTO commissions (id, program_id, sale_id, partner_program_id, amount_cents, currency, status, hold_until, created_at, day)
         SELECT id, program_id, id, 1, 100, 'USD', 'pending', TIMESTAMP '2026-02-01', TIMESTAMP '2026-01-02', DATE '2026-01-02' FROM sale_events`);
     });
     await v7.close();
@@ -73,7 +74,7 @@ describe('migrations', () => {
     const file = tempFile();
     const v2 = await openStore(file, { migrations: migrations.slice(0, 2) });
     await v2.transaction((sql) =>
-      sql.run(`INSERT INTO clicks (id, click_id, program_id, partner_program_id, is_test, created_at, day) VALUES
+      runUnrolled(sql, `INSERT INTO clicks (id, click_id, program_id, partner_program_id, is_test, created_at, day) VALUES
         (1, 'ck_1_a', 1, 1, false, TIMESTAMP '2026-03-01 10:00', DATE '2026-03-01'),
         (2, 'ck_2_b', 1, 1, true, TIMESTAMP '2026-03-01 11:00', DATE '2026-03-01')`),
     );
@@ -88,7 +89,7 @@ describe('migrations', () => {
     const file = tempFile();
     const v3 = await openStore(file, { migrations: migrations.slice(0, 3) });
     await v3.transaction((sql) =>
-      sql.run(`INSERT INTO clicks (id, click_id, program_id, partner_program_id, is_test, created_at, day) VALUES
+      runUnrolled(sql, `INSERT INTO clicks (id, click_id, program_id, partner_program_id, is_test, created_at, day) VALUES
           (7, 'ck_7_secret', 1, 1, false, TIMESTAMP '2026-03-01 10:00', DATE '2026-03-01');
         INSERT INTO customers (id, customer_ref, program_id, customer_key, click_id, partner_program_id, signup_date, attributed_from, status, signup_day) VALUES
           (1, '1:a', 1, 'a', 7, 1, TIMESTAMP '2026-03-01 11:00', TIMESTAMP '2026-03-01 10:00', 'lead', DATE '2026-03-01'),

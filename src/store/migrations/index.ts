@@ -11,21 +11,23 @@ import { payouts } from './009-payouts.js';
 import { landingUrl } from './010-landing-url.js';
 import { partnerSessions } from './011-partner-sessions.js';
 import { signInCodes } from './012-sign-in-codes.js';
+import { reportRollups } from './013-report-rollups.js';
 
 export type Migration = { version: number; name: string; sql: string };
 
 /** Applied in order on open; each runs once, recorded in schema_migrations. Never edit a shipped one. */
 export const migrations: readonly Migration[] = [
   initial, webhookDeferral, testClicksUndated, customerClickRef, eventPayloadKeptWhenSkipped, clickVisitors, commissionLifecycle, refunds, payouts,
-  landingUrl, partnerSessions, signInCodes,
+  landingUrl, partnerSessions, signInCodes, reportRollups,
 ];
 
 /**
  * Applies the migrations newer than the database's latest, each in a transaction of its own that
  * also records it in schema_migrations, so a failed one leaves the database at the one before.
- * Answers how many it applied. SQL both engines read alike.
+ * Answers how many it applied. SQL both engines read alike; `runScript` runs a migration's text,
+ * which may write rolled-up tables before a later migration rebuilds their rollups.
  */
-export async function applyMigrations(sql: Sql, migrations: readonly Migration[]): Promise<number> {
+export async function applyMigrations(sql: Sql, runScript: (text: string) => Promise<void>, migrations: readonly Migration[]): Promise<number> {
   await sql.run(
     'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)',
   );
@@ -34,7 +36,7 @@ export async function applyMigrations(sql: Sql, migrations: readonly Migration[]
   for (const migration of pending) {
     await sql.run('BEGIN');
     try {
-      await sql.run(migration.sql);
+      await runScript(migration.sql);
       await sql.run('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
       await sql.run('COMMIT');
     } catch (error) {

@@ -1,5 +1,6 @@
 import { BULK_WRITER, rollUpStored } from '../rollups.js';
 import { SIGN_IN_CODES_SQL } from './012-sign-in-codes.js';
+import { REPORT_ROLLUPS_SQL } from './013-report-rollups.js';
 import type { Migration } from './index.js';
 
 /*
@@ -158,7 +159,7 @@ CREATE INDEX payouts_batch ON payouts (batch_id);
 };
 
 /*
- * The reports' rollups per hour and per day (docs/rollups.md), built from the events
+ * The reports' rollups per hour and per day (docs/rollups.md#the-migration), built from the events
  * already stored, and the indexes that find the events of a window's partial hours by instant. The
  * reports no longer read events by their stored day, so those indexes go.
  */
@@ -166,13 +167,7 @@ const rollups: Migration = {
   version: 2,
   name: 'report rollups',
   sql: `
-CREATE TABLE report_rollups (
-  program_id BIGINT NOT NULL, span VARCHAR NOT NULL CHECK (span IN ('hour', 'day')), starts_at TIMESTAMP NOT NULL,
-  partner_program_id BIGINT NOT NULL, writer BIGINT NOT NULL,
-  clicks BIGINT NOT NULL, leads BIGINT NOT NULL, lead_status BIGINT NOT NULL, conversions BIGINT NOT NULL, sales BIGINT NOT NULL,
-  partners BIGINT NOT NULL, revenue_cents hugeint NOT NULL, commission_cents hugeint NOT NULL, refunded_cents hugeint NOT NULL,
-  PRIMARY KEY (program_id, span, starts_at, partner_program_id, writer)
-);
+${REPORT_ROLLUPS_SQL}
 
 DROP INDEX sale_events_program_day;
 CREATE INDEX sale_events_program_paid ON sale_events (program_id, (coalesce(occurred_at, received_at)));
