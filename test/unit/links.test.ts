@@ -141,6 +141,15 @@ describe('links between the docs, the README and the code', () => {
     expect(failures).toEqual([]);
   });
 
+  test('the README is a short tour (at most 300 lines) and every docs page is short (at most 700)', () => {
+    const lines = (file: string) => readFileSync(file, 'utf8').split('\n').length;
+    const tooLong = markdownFiles.flatMap((file) => {
+      const limit = file === join(ROOT, 'README.md') ? 300 : 700;
+      return lines(file) > limit ? [`${relative(ROOT, file)}: ${lines(file)} lines, more than ${limit}`] : [];
+    });
+    expect(tooLong).toEqual([]);
+  });
+
   test("headings' anchors are GitHub's: punctuation dropped, spaces as hyphens, a repeated heading numbered", () => {
     expect(slug("Timeouts are Node's")).toBe('timeouts-are-nodes');
     expect(slug('The exception: bulk loading')).toBe('the-exception-bulk-loading');
