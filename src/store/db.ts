@@ -117,6 +117,12 @@ export interface Store {
    * it as a write transaction.
    */
   autocommit<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Adds the sums of every pending row to the rollups now; reports read pending rows from the
+   * events meanwhile, so this changes no report (docs/rollups.md#pending-rows). A store that rolls
+   * up in the statements that write has nothing pending.
+   */
+  rollUp(): Promise<void>;
   /** Waits for queued transactions, then closes every connection. */
   close(): Promise<void>;
 }

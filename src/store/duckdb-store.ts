@@ -12,12 +12,13 @@ import { copyFile } from 'node:fs/promises';
 import { epochDay } from '../days.js';
 import { DayParam, ListParam, type Columns, type ColumnType, type IdAllocator, type Param, type Params, type Row, type Sql, type StatementObserver, type Store } from './db.js';
 import { SerialQueue } from './serial-queue.js';
+import { PendingRows, type PendingRange } from './pending-rows.js';
 import { duckdb } from './duckdb.js';
 import { applyMigrations, migrations as defaultMigrations, type Migration } from './migrations/index.js';
 import { BackupError } from './backup.js';
 import type { BulkLoad } from './demo-loader.js';
 import type { ExportQuery } from './exports.js';
-import { BULK_WRITER, refuseRolledUp, rollsUp, rollUpRows, rowsParams, updatedIds, updateText, type Update } from './rollups.js';
+import { BULK_WRITER, refuseRolledUp, ROLL_UP_PENDING, rollsUp, takeOutParams, takeOutRows, updatedIds, updateText, type Update } from './rollups.js';
 
 function toDuckDB(value: Param): DuckDBValue {
   if (value instanceof Date) return duckdb.timestampValue(BigInt(value.getTime()) * 1000n);
@@ -64,13 +65,19 @@ const MAX_PREPARED = 256;
 
 /** The one writer's rollup rows: one process holds the file (docs/rollups.md#what-they-hold). */
 const WRITER = String(BULK_WRITER);
+/** How many pending rows make the roll-up run at once (docs/rollups.md#pending-rows). */
+const ROLL_UP_ROWS = 20_000;
+
+/** rollups_pending's columns, as the appender fills them. */
+const PENDING_COLUMNS: Columns<PendingRange> = [['table_name', 'VARCHAR'], ['first_id', 'BIGINT'], ['last_id', 'BIGINT']];
 
 class ConnectionSql implements Sql {
   readonly arrival = 'rowid';
   private readonly prepared = new Map<string, DuckDBPreparedStatement>();
   private readonly checkedTables = new Set<string>();
-  /** The ids of rolled-up rows the open transaction appended or updated, whose sums it adds before its COMMIT. */
-  private readonly pending = new Map<string, Set<number>>();
+  private readonly appenders = new Map<string, DuckDBAppender>();
+  /** Which rows the rollups do not hold yet (docs/rollups.md#pending-rows). */
+  readonly pending = new PendingRows();
   constructor(
     readonly connection: DuckDBConnection,
     private readonly observe?: StatementObserver,
@@ -112,6 +119,8 @@ class ConnectionSql implements Sql {
 
   close(): void {
     this.closeStatements();
+    for (const appender of this.appenders.values()) appender.closeSync();
+    this.appenders.clear();
     this.connection.closeSync();
   }
 
@@ -125,7 +134,7 @@ class ConnectionSql implements Sql {
     if (rows.length === 0) return;
     await this.checkColumns(table, columns);
     const started = performance.now();
-    const appender = await this.connection.createAppender(table);
+    const appender = this.appenders.get(table) ?? (await this.appenderOf(table));
     try {
       for (const row of rows) {
         for (const [name, type] of columns) appendValue(appender, type, row[name]);
@@ -133,36 +142,33 @@ class ConnectionSql implements Sql {
       }
       appender.flushSync();
     } catch (error) {
+      this.appenders.delete(table);
       appender.clear();
+      appender.closeSync();
       throw error;
     } finally {
-      appender.closeSync();
       this.observe?.(`APPEND ${table}`, performance.now() - started);
     }
-    if (rollsUp(table)) this.pendingOf(table, rows.map((row) => (row as { id: number }).id));
-  }
-
-  private pendingOf(table: string, ids: Iterable<number>): void {
-    let set = this.pending.get(table);
-    if (!set) this.pending.set(table, (set = new Set()));
-    for (const id of ids) set.add(id);
+    if (rollsUp(table)) this.pending.append(table, rows.map((row) => (row as { id: number }).id));
   }
 
   /**
-   * Adds the sums of the rows the transaction appended or updated, as they are now, in one
-   * statement: run before its COMMIT (docs/rollups.md#how-writes-keep-them).
+   * The table's appender, kept for the connection's life: a flush appends to whatever transaction
+   * is open, so one appender serves them all, and creating one per transaction (a native round
+   * trip) cost a tenth of click throughput. One whose flush failed is closed and not reused.
    */
-  async rollUpPending(): Promise<void> {
-    const tables = [...this.pending.keys()].sort();
-    if (tables.length === 0) return;
-    const params = tables.flatMap((table) => rowsParams(this.pending.get(table)!));
-    this.pending.clear();
-    await this.execute(rollUpRows(tables, '1', WRITER), params);
+  private async appenderOf(table: string): Promise<DuckDBAppender> {
+    const appender = await this.connection.createAppender(table);
+    this.appenders.set(table, appender);
+    return appender;
   }
 
-  /** Forgets what a transaction that rolls back appended. */
-  forgetPending(): void {
-    this.pending.clear();
+  /**
+   * Records the rows the transaction appended or updated as pending, as ranges of ids through the
+   * appender: run before its COMMIT instead of a roll-up (docs/rollups.md#pending-rows).
+   */
+  async recordPending(): Promise<void> {
+    await this.append('rollups_pending', PENDING_COLUMNS, this.pending.toRecord());
   }
 
   /** The appender fills columns by position: the declared list must be the table's, in order (checked once). */
@@ -210,19 +216,18 @@ class ConnectionSql implements Sql {
   }
 
   /**
-   * The UPDATE, with the rollups of the rows it changes: their sums taken out before it (but for
-   * rows whose sums the transaction has not added yet), added back before the COMMIT
+   * The UPDATE, with the rollups of the rows it changes: the sums of those the rollups hold are
+   * taken out before it; then every row it changed is pending, added back by the next roll-up
    * (docs/rollups.md#how-writes-keep-them).
    */
   async write(update: Update, params: Params = []): Promise<void> {
     if (!rollsUp(update.table)) return this.run(updateText(update), params);
     const ids = (await this.all<{ id: number }>(updatedIds(update, params.length), params)).map((row) => row.id);
     if (ids.length === 0) return;
-    const pending = this.pending.get(update.table);
-    const added = pending ? ids.filter((id) => !pending.has(id)) : ids;
-    if (added.length > 0) await this.execute(rollUpRows([update.table], '-1', WRITER), rowsParams(added));
+    const rolledUp = ids.filter((id) => !this.pending.has(update.table, id));
+    if (rolledUp.length > 0) await this.execute(takeOutRows(update.table, WRITER), takeOutParams(rolledUp));
     await this.execute(updateText(update), params);
-    this.pendingOf(update.table, ids);
+    this.pending.update(update.table, ids);
   }
 
   /** One writer: nothing to lock against. */
@@ -241,6 +246,8 @@ export type StoreOptions = {
   migrations?: readonly Migration[];
   /** Sees every statement of the writer connection. */
   observeWrites?: StatementObserver;
+  /** How long written rows stay pending at most before their roll-up, in ms (docs/rollups.md#pending-rows); 1000 unless given. */
+  rollUpMs?: number;
 };
 
 /**
@@ -259,6 +266,8 @@ export class DuckDBStore implements Store {
   private readonly idle: ConnectionSql[];
   private readonly waiting: Array<(sql: ConnectionSql) => void> = [];
   private readonly nextIds = new Map<string, number>();
+  private rollUpTimer: NodeJS.Timeout | undefined;
+  private rollUpQueued = false;
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -266,6 +275,7 @@ export class DuckDBStore implements Store {
     readers: ConnectionSql[],
     /** The database file (':memory:' for none). */
     readonly path: string,
+    private readonly rollUpMs: number,
   ) {
     this.idle = readers;
   }
@@ -280,7 +290,9 @@ export class DuckDBStore implements Store {
       await migrate(writer, options.migrations ?? defaultMigrations);
       const readers: ConnectionSql[] = [];
       for (let i = 0; i < (options.readers ?? 4); i++) readers.push(new ConnectionSql(await instance.connect()));
-      return new DuckDBStore(instance, writer, readers, path);
+      const store = new DuckDBStore(instance, writer, readers, path, options.rollUpMs ?? 1000);
+      await store.rollUpLeftPending();
+      return store;
     } catch (error) {
       instance.closeSync();
       throw error;
@@ -309,6 +321,8 @@ export class DuckDBStore implements Store {
   /**
    * The next id for a table. Ids are allocated by this process, which alone holds the file, so the
    * large event tables need no primary-key index (docs/store-engines.md#ids-allocated-in-process).
+   * Ids reserved here start past every pending range: the demo loader appends them on a
+   * connection of its own, rolled up by the load itself (docs/rollups.md#pending-rows).
    */
   async nextId(sql: Sql, table: string, count = 1): Promise<number> {
     let next = this.nextIds.get(table);
@@ -316,6 +330,7 @@ export class DuckDBStore implements Store {
       const row = await sql.one<{ max_id: number | null }>(`SELECT max(id) AS max_id FROM ${table}`);
       next = (row?.max_id ?? 0) + 1;
     }
+    if (count > 0) next = Math.max(next, this.writer.pending.end(table) + 1);
     this.nextIds.set(table, next + count);
     return next;
   }
@@ -401,9 +416,14 @@ export class DuckDBStore implements Store {
     });
   }
 
-  /** Waits for queued transactions, then checkpoints and closes the instance. */
+  /**
+   * Waits for queued transactions, rolls the pending rows up (should that fail, they stay pending
+   * in the file, for the next open), then checkpoints and closes the instance.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
+    clearTimeout(this.rollUpTimer);
+    await this.rollUp().catch(() => {});
     await this.writes.settled();
     this.closed = true;
     try {
@@ -423,8 +443,10 @@ export class DuckDBStore implements Store {
     try {
       await this.writer.run('BEGIN TRANSACTION');
       const value = await fn(this.writer);
-      await this.writer.rollUpPending();
+      await this.writer.recordPending();
       await this.writer.run('COMMIT');
+      this.writer.pending.commit();
+      this.scheduleRollUp();
       return value;
     } catch (error) {
       await this.rollback();
@@ -432,8 +454,58 @@ export class DuckDBStore implements Store {
     }
   }
 
+  /**
+   * Rolls the pending rows up in a while, or at once when there are many of them; the writes
+   * meanwhile pay nothing for the rollups but the pending ranges (docs/rollups.md#pending-rows).
+   */
+  private scheduleRollUp(): void {
+    const rows = this.writer.pending.rows;
+    if (rows === 0 || this.rollUpQueued) return;
+    if (rows < ROLL_UP_ROWS) {
+      this.rollUpTimer ??= setTimeout(() => this.queueRollUp(), this.rollUpMs).unref();
+      return;
+    }
+    this.queueRollUp();
+  }
+
+  /**
+   * A roll-up transaction in the writers' queue. One that fails leaves the rows pending, where
+   * reports still read them, for the next roll-up to add.
+   */
+  private queueRollUp(): void {
+    clearTimeout(this.rollUpTimer);
+    this.rollUpTimer = undefined;
+    if (this.closed || this.rollUpQueued) return;
+    this.rollUpQueued = true;
+    this.rollUp()
+      .catch(() => {})
+      .finally(() => {
+        this.rollUpQueued = false;
+      });
+  }
+
+  /** Rolls up the rows a process left pending (it stopped before their roll-up), in a schema that has them. */
+  private async rollUpLeftPending(): Promise<void> {
+    if (!(await this.writer.one("SELECT 1 FROM duckdb_tables() WHERE table_name = 'rollups_pending'"))) return;
+    if (await this.writer.one('SELECT 1 FROM rollups_pending LIMIT 1')) await this.rollUp();
+  }
+
+  /** Adds the pending rows' sums to the rollups now, in the writers' queue (docs/rollups.md#pending-rows). */
+  rollUp(): Promise<void> {
+    this.assertOpen();
+    return this.writes.run(() => this.addPending());
+  }
+
+  /** Adds the pending rows' sums to the rollups and empties rollups_pending, in one transaction. */
+  private async addPending(): Promise<void> {
+    await this.run(async (sql) => {
+      for (const statement of ROLL_UP_PENDING) await sql.run(statement);
+    });
+    this.writer.pending.clear();
+  }
+
   private async rollback(): Promise<void> {
-    this.writer.forgetPending();
+    this.writer.pending.discard();
     try {
       await this.writer.connection.run('ROLLBACK');
     } catch {

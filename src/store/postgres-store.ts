@@ -382,6 +382,9 @@ export class PostgresStore implements Store {
     throw new BackupError(POSTGRES_BACKUP);
   }
 
+  /** Every statement that writes rolls up in itself: nothing is ever pending. */
+  async rollUp(): Promise<void> {}
+
   /** A connection of its own for bulk loads (COPY), outside the writer's queue; the caller ends it. */
   async bulkConnection(): Promise<pg.Client> {
     this.assertOpen();

@@ -7,9 +7,14 @@ import { MEASURES, PARTNER_MEASURES, PARTNER_TOTALS, SOURCES, TOTALS, type Measu
  * writer, kept by every write of a rolled-up table (docs/rollups.md#how-writes-keep-them). On
  * PostgreSQL every process writes rows of its own writer id only, so instances never update one row
  * (a serialization conflict that would run a whole batch again); reports add the writers' rows up.
- * A report reads the rollups of the whole days and hours of its windows and the events of the
- * partial hours at their edges, on both engines with the same SQL (docs/rollups.md#how-reports-read-them).
+ * On DuckDB a write records its rows as pending and a periodic roll-up adds them
+ * (docs/rollups.md#pending-rows). A report reads the rollups of the whole days and hours of its
+ * windows with their pending rows, and the events of the partial hours at their edges, on both
+ * engines with the same SQL (docs/rollups.md#how-reports-read-them).
  */
+
+/** Writer id of the rows built in bulk (rollUpStored) and of DuckDB's one writer; a PostgreSQL process's own id is never 0. */
+export const BULK_WRITER = 0;
 
 /** The rollup column of a measure: leadStatus → lead_status. */
 const rollupColumn = (m: Measure) => m.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -115,26 +120,21 @@ changed AS (
 }
 
 /**
- * DuckDB's part of an append or write (where a writable CTE does not exist): the rollups of some
- * rows of each of `tables`, added to the writer's rows, times `sign` (SQL text). The rows of the
- * i-th table are those with ids from $(4i+1) to $(4i+2) (a range the zone maps prune: ids grow with
- * time), all of them when $(4i+3), else those among $(4i+4) (rowsParams). A write takes its rows'
- * sums out before its UPDATE (−1); the rows a transaction appended or updated are added, as they
- * are at its end, in one statement before its COMMIT (+1).
+ * DuckDB's first part of a write (where a writable CTE does not exist): takes the sums of some rows
+ * of `table` out of the writer's rollups, before the UPDATE changes them. The rows are those with
+ * ids from $1 to $2 (a range the zone maps prune: ids grow with time), all of them when $3, else
+ * those among $4 (takeOutParams).
  */
-export function rollUpRows(tables: readonly string[], sign: '1' | '-1', writer: string): string {
+export function takeOutRows(table: string, writer: string): string {
+  const rows = `(SELECT -1 AS sign, * FROM ${table} WHERE id BETWEEN $1 AND $2 AND ($3::BOOLEAN OR id = ANY($4::BIGINT[]))) AS ${table}`;
   return upsert(
-    tables.flatMap((table, i) => {
-      const p = (n: number) => `$${4 * i + n}`;
-      const rows = `(SELECT ${sign} AS sign, * FROM ${table} WHERE id BETWEEN ${p(1)} AND ${p(2)} AND (${p(3)}::BOOLEAN OR id = ANY(${p(4)}::BIGINT[]))) AS ${table}`;
-      return sourcesOf(table).map((s) => sourceSums(s, rows, true));
-    }),
+    sourcesOf(table).map((s) => sourceSums(s, rows, true)),
     writer,
   );
 }
 
-/** The parameters of rollUpRows for one table's rows `ids` (not empty). */
-export function rowsParams(ids: Iterable<number>): Params {
+/** The parameters of takeOutRows for the rows `ids` (not empty). */
+export function takeOutParams(ids: Iterable<number>): Params {
   const unique = [...new Set(ids)];
   let lo = unique[0];
   let hi = unique[0];
@@ -145,6 +145,28 @@ export function rowsParams(ids: Iterable<number>): Params {
   const whole = hi - lo + 1 === unique.length;
   return [lo, hi, whole, list(whole ? [lo] : unique)]; // an empty list has no type to bind
 }
+
+/**
+ * The rows whose sums the rollups do not hold yet, as ranges of ids per table (docs/rollups.md#pending-rows):
+ * on DuckDB a transaction records the rows it appended or updated here instead of rolling them up,
+ * and a periodic roll-up adds their sums and empties it. Reports read these rows from the events.
+ * On PostgreSQL it stays empty. Ranges never overlap, so no row is read twice.
+ */
+export const ROLLUPS_PENDING_SQL = 'CREATE TABLE rollups_pending (table_name VARCHAR NOT NULL, first_id BIGINT NOT NULL, last_id BIGINT NOT NULL);';
+
+/** The pending rows of a source's table, as `table` (joined: the ranges' bounds prune the table's row groups). */
+const pendingRows = (table: string) =>
+  `${table} JOIN rollups_pending pending ON pending.table_name = '${table}' AND ${table}.id BETWEEN pending.first_id AND pending.last_id`;
+
+/** What every pending row matching `filter` sums to, per source. */
+const pendingParts = (filter = 'true') =>
+  SOURCES.map((s) => sourceSums(s, `(SELECT ${s.table}.* FROM ${pendingRows(s.table)} WHERE ${filter}) AS ${s.table}`, false));
+
+/**
+ * Adds the sums of every pending row to the writer's rollups and forgets them, in two statements
+ * of one transaction (docs/rollups.md#pending-rows).
+ */
+export const ROLL_UP_PENDING = [upsert(pendingParts(), String(BULK_WRITER)), 'DELETE FROM rollups_pending'] as const;
 
 /** What every row of the event tables matching `filter` sums to, per source. */
 const storedParts = (filter: string) => SOURCES.map((s) => sourceSums(s, `(SELECT * FROM ${s.table} WHERE ${filter}) AS ${s.table}`, false));
@@ -173,7 +195,11 @@ const DRIFT_SQL = (filter: string) => `
 WITH rebuilt AS (${rollupRows(storedParts(filter), '0')}),
 stored AS (
   SELECT ${KEYS.join(', ')}, ${COLUMNS.map((c) => `sum(${c}) AS ${c}`).join(', ')}
-  FROM report_rollups WHERE ${filter} GROUP BY ${KEYS.join(', ')} HAVING ${notZero}
+  FROM (
+    SELECT ${KEYS.join(', ')}, ${COLUMNS.join(', ')} FROM report_rollups WHERE ${filter}
+    UNION ALL SELECT ${KEYS.join(', ')}, ${COLUMNS.join(', ')} FROM (${rollupRows(pendingParts(filter), '0')})
+  ) AS r
+  GROUP BY ${KEYS.join(', ')} HAVING ${notZero}
 )
 SELECT ${KEYS.map((k) => `coalesce(s.${k}, b.${k}) AS ${k}`).join(', ')}, ${asText('s')}, ${asText('b')}
 FROM stored s FULL JOIN rebuilt b ON ${KEYS.map((k) => `b.${k} = s.${k}`).join(' AND ')}
@@ -182,8 +208,9 @@ ORDER BY 1, 2, 3, 4`;
 const DRIFT = { all: DRIFT_SQL('true'), program: DRIFT_SQL('program_id = $1') };
 
 /**
- * Where the stored rollups (of one program, or all) differ from a rebuild from the events, with the
- * very SQL that builds them in bulk; zero rows are ignored. Empty when they agree (docs/rollups.md#the-check).
+ * Where the stored rollups (of one program, or all), with the sums of the pending rows as reports
+ * add them, differ from a rebuild from the events, with the very SQL that builds them in bulk; zero
+ * rows are ignored. Empty when they agree (docs/rollups.md#the-check).
  */
 export async function rollupDrift(sql: Sql, programId?: number): Promise<RollupDrift[]> {
   const rows = await (programId === undefined ? sql.all<Row>(DRIFT.all) : sql.all<Row>(DRIFT.program, [programId]));
@@ -198,8 +225,6 @@ export async function rollupDrift(sql: Sql, programId?: number): Promise<RollupD
   }));
 }
 
-/** Writer id of the rows built in bulk (rollUpStored); a process's own id is never 0. */
-export const BULK_WRITER = 0;
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -280,7 +305,8 @@ const keyOf = (split: Split, at: string, enrollment: string) => {
 
 /**
  * `parts`: the measures per key of the program $1, from the rollups of the whole days and hours
- * and the events of the partial hours, each event cut at the window's end $2.
+ * with their pending rows (docs/rollups.md#pending-rows), and the events of the partial hours, each
+ * event cut at the window's end $2.
  */
 function parts(split: Split, measures: readonly Measure[]): string {
   const oneEnrollment = (column: string) => (split === 'day' ? ` AND ${column} = $${KEY}` : '');
@@ -295,6 +321,11 @@ function parts(split: Split, measures: readonly Measure[]): string {
       (s) => `UNION ALL
   SELECT ${keyOf(split, s.at, s.enrollment!)}, ${measures.map((m) => `${s.sums[m] ?? '0'} AS "${m}"`).join(', ')}
   FROM ${s.table} WHERE program_id = $1 AND ${inPartials(s.at, s.day)} AND ${s.at} <= $2 AND ${s.where}${oneEnrollment(s.enrollment!)}
+  GROUP BY 1
+  UNION ALL
+  SELECT ${keyOf(split, s.at, s.enrollment!)}, ${measures.map((m) => `${s.sums[m] ?? '0'} AS "${m}"`).join(', ')}
+  FROM ${pendingRows(s.table)}
+  WHERE program_id = $1 AND (${inRanges(s.at, 'day')} OR ${inRanges(s.at, 'hour')}) AND ${s.day} IS NOT NULL AND ${s.where}${oneEnrollment(s.enrollment!)}
   GROUP BY 1`,
     )
     .join('\n  ')}

@@ -1,5 +1,5 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { onTestFinished, vi } from 'vitest';
+import { expect, onTestFinished, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { sha256 } from '../../src/domain/secrets.js';
@@ -91,6 +91,20 @@ async function testStore(options: TestAppOptions): Promise<Store> {
 }
 
 /** An app over a fresh store of the test engine (in-memory DuckDB, or a PostgreSQL schema) with a movable clock, closed when the test that built it finishes. */
+/**
+ * A report's GET, answered twice: once with the rows still pending, read from the events, then
+ * after the roll-up, read from the rollups; both answers must be the same (docs/rollups.md#pending-rows).
+ * Answers the first.
+ */
+export async function getReport(t: TestApp, url: string, token = ADMIN_TOKEN): Promise<LightMyRequestResponse> {
+  const request = () => t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
+  const pending = await request();
+  await t.store.rollUp();
+  const rolledUp = await request();
+  expect({ status: rolledUp.statusCode, body: rolledUp.body }).toEqual({ status: pending.statusCode, body: pending.body });
+  return pending;
+}
+
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const clock = testClock(options.now ?? T0);
   const store = options.store ?? (await testStore(options));

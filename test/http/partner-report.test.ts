@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { ADMIN_TOKEN, buildTestApp, type TestApp } from '../helpers/app.js';
+import { buildTestApp, getReport } from '../helpers/app.js';
 import { NOW, REPORT_QUERIES, reportHistory as history } from '../helpers/history.js';
 
 /**
@@ -7,9 +7,8 @@ import { NOW, REPORT_QUERIES, reportHistory as history } from '../helpers/histor
  * by revenue then clicks, adding up to the program report. Its errors and credentials are the
  * program report's: performance.test.ts and the shared authorization suite.
  */
-function get(t: TestApp, url: string, token = ADMIN_TOKEN) {
-  return t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
-}
+/** Each report is read with its rows pending and again rolled up (getReport). */
+const get = getReport;
 
 type Partner = { partnerId: number; refCode: string };
 

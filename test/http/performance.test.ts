@@ -1,11 +1,10 @@
 import { describe, expect, test, vi } from 'vitest';
-import { buildTestApp, ADMIN_TOKEN, type ProgramFixture, type TestApp } from '../helpers/app.js';
+import { buildTestApp, ADMIN_TOKEN, getReport, type ProgramFixture, type TestApp } from '../helpers/app.js';
 import { NOW, reportHistory as history } from '../helpers/history.js';
 import { insertCommissions, insertSaleEvents } from '../../src/store/sales.js';
 
-function get(t: TestApp, url: string, token = ADMIN_TOKEN) {
-  return t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
-}
+/** Each report is read with its rows pending and again rolled up (getReport). */
+const get = getReport;
 
 const meta = (period: string, dateFrom: string, dateTo: string, previousFrom: string, previousTo: string) => ({
   period, dateFrom, dateTo, previousPeriod: { dateFrom: previousFrom, dateTo: previousTo },

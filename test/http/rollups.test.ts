@@ -11,6 +11,7 @@ describe('report rollups', () => {
     const program = await t.program();
     await t.click(program);
     await t.click(program);
+    await t.store.rollUp();
     expect(await t.store.read((sql) => rollupDrift(sql))).toEqual([]);
 
     const corrupt = (by: number) =>
@@ -39,6 +40,8 @@ describe('report rollups', () => {
     await t.store.transaction((sql) =>
       sql.write({ table: 'customers', set: "status = 'conversion', first_purchase_date = $2, first_purchase_day = CAST($2::TIMESTAMP AS DATE)", where: 'id = ANY($1::BIGINT[])' }, [list([1]), at]),
     );
+    expect(await t.store.read((sql) => rollupDrift(sql))).toEqual([]);
+    await t.store.rollUp();
     const day = await t.store.read((sql) =>
       sql.one("SELECT sum(leads) AS leads, sum(lead_status) AS lead_status, sum(conversions) AS conversions FROM report_rollups WHERE span = 'day' AND program_id = $1", [program.id]),
     );

@@ -1,4 +1,4 @@
-import { BULK_WRITER, rollUpStored } from '../rollups.js';
+import { BULK_WRITER, ROLLUPS_PENDING_SQL, rollUpStored } from '../rollups.js';
 import { SIGN_IN_CODES_SQL } from './012-sign-in-codes.js';
 import { REPORT_ROLLUPS_SQL } from './013-report-rollups.js';
 import type { Migration } from './index.js';
@@ -195,4 +195,10 @@ const rateCounters: Migration = {
 const signInCodes: Migration = { version: 4, name: 'sign-in-codes', sql: SIGN_IN_CODES_SQL };
 
 /** Applied in order on open, under an advisory lock so that instances starting together apply each once. */
-export const postgresMigrations: readonly Migration[] = [schema, rollups, rateCounters, signInCodes];
+/**
+ * The table of rows whose sums the rollups do not hold yet: reports read it on both engines, and
+ * PostgreSQL, which rolls up in the statement that writes, leaves it empty (docs/rollups.md#pending-rows).
+ */
+const rollupsPending: Migration = { version: 5, name: 'rollups-pending', sql: ROLLUPS_PENDING_SQL };
+
+export const postgresMigrations: readonly Migration[] = [schema, rollups, rateCounters, signInCodes, rollupsPending];
