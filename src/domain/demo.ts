@@ -51,8 +51,7 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
     while (!step.done) {
       const part = step.value;
       if ('reserve' in part) {
-        // From the store's counters, outside the load, so live writes during it never collide.
-        step = history.next(await store.transaction((sql) => store.nextId(sql, part.reserve, part.count)));
+        step = history.next(await load.reserve(part.reserve, part.count));
         continue;
       }
       await load.append(part);

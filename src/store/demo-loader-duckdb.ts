@@ -50,12 +50,15 @@ function writer(type: DuckDBType): Writer {
 export class AppenderLoad implements BulkLoad {
   private readonly columns = new Map<string, { names: string[]; types: DuckDBType[]; appender: DuckDBAppender }>();
 
-  private constructor(private readonly connection: DuckDBConnection) {}
+  private constructor(
+    private readonly store: DuckDBStore,
+    private readonly connection: DuckDBConnection,
+  ) {}
 
   /** Runs `fn` inside one bulk transaction; commits when it resolves, rolls back when it throws. */
   static async run<T>(store: DuckDBStore, programId: number, fn: (load: BulkLoad) => Promise<T>): Promise<T> {
     const connection = await store.bulkConnection();
-    const load = new AppenderLoad(connection);
+    const load = new AppenderLoad(store, connection);
     try {
       await connection.run('BEGIN TRANSACTION');
       const result = await fn(load);
@@ -74,6 +77,10 @@ export class AppenderLoad implements BulkLoad {
     } finally {
       connection.closeSync();
     }
+  }
+
+  reserve(table: string, count: number): Promise<number> {
+    return this.store.reserveIds(table, count);
   }
 
   /**

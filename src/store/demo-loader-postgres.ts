@@ -59,13 +59,16 @@ export class CopyLoad implements BulkLoad {
     return [...this.types.keys()];
   }
 
-  private constructor(private readonly client: pg.Client) {}
+  private constructor(
+    private readonly store: PostgresStore,
+    private readonly client: pg.Client,
+  ) {}
 
   static async run<T>(store: PostgresStore, programId: number, fn: (load: BulkLoad) => Promise<T>): Promise<T> {
     const client = await store.bulkConnection();
     try {
       await client.query('BEGIN');
-      const load = new CopyLoad(client);
+      const load = new CopyLoad(store, client);
       const result = await fn(load);
       await client.query(rollUpStored('program_id = $1', String(BULK_WRITER)), [programId]);
       // The planner learns the tables' new sizes with the commit rather than at autovacuum's next round.
@@ -78,6 +81,10 @@ export class CopyLoad implements BulkLoad {
     } finally {
       await client.end();
     }
+  }
+
+  reserve(table: string, count: number): Promise<number> {
+    return this.store.transaction((sql) => this.store.nextId(sql, table, count));
   }
 
   async append({ table, columns, rowCount }: BulkRows): Promise<void> {

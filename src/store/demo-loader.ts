@@ -9,5 +9,10 @@ export type BulkRows = { table: string; columns: Record<string, ColumnValues>; r
 
 /** Where the demo loader's rows go, part after part, inside one transaction. */
 export interface BulkLoad {
+  /**
+   * The first of `count` new ids of `table` for rows this load appends, from the store's counters
+   * and outside the load, so live writes during it never collide.
+   */
+  reserve(table: string, count: number): Promise<number>;
   append(rows: BulkRows): Promise<void>;
 }

@@ -3,6 +3,7 @@ import type {
   DuckDBConnection,
   DuckDBDateValue,
   DuckDBInstance,
+  DuckDBListType,
   DuckDBMaterializedResult,
   DuckDBPreparedStatement,
   DuckDBType,
@@ -60,6 +61,32 @@ function appendValue(appender: DuckDBAppender, type: ColumnType, value: unknown)
   }
 }
 
+/**
+ * The types a statement declares for its parameters, which its values are bound as: a value bound
+ * as another type (a JS number is a DOUBLE to the driver) makes DuckDB bind and plan the statement
+ * again at every run. A parameter whose type the statement leaves open is bound as its value's.
+ */
+function declaredTypes(statement: DuckDBPreparedStatement): Array<DuckDBType | undefined> {
+  return Array.from({ length: statement.parameterCount }, (_, i) => {
+    try {
+      return statement.parameterType(i + 1);
+    } catch {
+      return undefined; // the statement leaves it open: DuckDB answers no type
+    }
+  });
+}
+
+/**
+ * A JS number as the BIGINT a statement declares (or a list of them as its BIGINT[]); undefined
+ * for any other value, which binds as the type it has.
+ */
+function asDeclared(value: DuckDBValue, type: DuckDBType): DuckDBValue | undefined {
+  if (typeof value === 'number') return type.typeId === duckdb.DuckDBTypeId.BIGINT && Number.isInteger(value) ? BigInt(value) : undefined;
+  if (!(value instanceof duckdb.DuckDBListValue) || type.typeId !== duckdb.DuckDBTypeId.LIST) return undefined;
+  const items = value.items.map((item) => asDeclared(item, (type as DuckDBListType).valueType));
+  return items.every((item) => item !== undefined) ? duckdb.listValue(items) : undefined;
+}
+
 /** Prepared statements kept per connection: the service's SQL is a fixed set of texts. */
 const MAX_PREPARED = 256;
 
@@ -73,7 +100,7 @@ const PENDING_COLUMNS: Columns<PendingRange> = [['table_name', 'VARCHAR'], ['fir
 
 class ConnectionSql implements Sql {
   readonly arrival = 'rowid';
-  private readonly prepared = new Map<string, DuckDBPreparedStatement>();
+  private readonly prepared = new Map<string, { statement: DuckDBPreparedStatement; types: Array<DuckDBType | undefined> }>();
   private readonly checkedTables = new Set<string>();
   private readonly appenders = new Map<string, DuckDBAppender>();
   /** Which rows the rollups do not hold yet (docs/rollups.md#pending-rows). */
@@ -102,18 +129,24 @@ class ConnectionSql implements Sql {
   private async executeNow(sql: string, params: Params): Promise<DuckDBMaterializedResult> {
     const values = bind(params);
     if (values === undefined) return this.connection.run(sql);
-    let statement = this.prepared.get(sql);
-    if (!statement) {
+    let prepared = this.prepared.get(sql);
+    if (!prepared) {
       if (this.prepared.size >= MAX_PREPARED) this.closeStatements();
-      statement = await this.connection.prepare(sql);
-      this.prepared.set(sql, statement);
+      const statement = await this.connection.prepare(sql);
+      prepared = { statement, types: declaredTypes(statement) };
+      this.prepared.set(sql, prepared);
     }
-    statement.bind(values);
+    const { statement, types } = prepared;
+    values.forEach((value, i) => {
+      const declared = types[i] && asDeclared(value, types[i]);
+      if (declared === undefined) statement.bindValue(i + 1, value);
+      else statement.bindValue(i + 1, declared, types[i]);
+    });
     return statement.run();
   }
 
   closeStatements(): void {
-    for (const statement of this.prepared.values()) statement.destroySync();
+    for (const { statement } of this.prepared.values()) statement.destroySync();
     this.prepared.clear();
   }
 
@@ -321,8 +354,6 @@ export class DuckDBStore implements Store {
   /**
    * The next id for a table. Ids are allocated by this process, which alone holds the file, so the
    * large event tables need no primary-key index (docs/store-engines.md#ids-allocated-in-process).
-   * Ids reserved here start past every pending range: the demo loader appends them on a
-   * connection of its own, rolled up by the load itself (docs/rollups.md#pending-rows).
    */
   async nextId(sql: Sql, table: string, count = 1): Promise<number> {
     let next = this.nextIds.get(table);
@@ -330,9 +361,21 @@ export class DuckDBStore implements Store {
       const row = await sql.one<{ max_id: number | null }>(`SELECT max(id) AS max_id FROM ${table}`);
       next = (row?.max_id ?? 0) + 1;
     }
-    if (count > 0) next = Math.max(next, this.writer.pending.end(table) + 1);
     this.nextIds.set(table, next + count);
     return next;
+  }
+
+  /**
+   * The first of `count` ids of a table for rows appended outside the writer's transactions (the
+   * demo loader's, which rolls them up itself): past every pending range, which must never cover
+   * them (docs/rollups.md#pending-rows).
+   */
+  reserveIds(table: string, count: number): Promise<number> {
+    return this.transaction(async (sql) => {
+      const next = Math.max(await this.nextId(sql, table, 0), this.writer.pending.end(table) + 1);
+      this.nextIds.set(table, next + count);
+      return next;
+    });
   }
 
   /**

@@ -68,8 +68,8 @@ const metricsOf = (alias: string) => PARTNER_MEASURES.map((m) => `coalesce(${ali
  * since every event belongs to exactly one enrollment of its program, the rows add up to the
  * program report's totals.
  */
-const partnersSql = (sums: string) => `
-WITH ${sums}
+const partnersSql = (ctes: string) => `
+WITH ${ctes}
 SELECT e.partner_id AS "partnerId", p.name, e.ref_code AS "refCode", ${metricsOf('s')}
 FROM partner_programs e
 JOIN partners p ON p.id = e.partner_id
@@ -77,20 +77,19 @@ LEFT JOIN sums s ON s.enrollment = e.id
 WHERE e.program_id = $1
 ORDER BY "revenueCents" DESC, clicks DESC, "partnerId"
 `;
-const PARTNERS_SQL = partnersSql(rollups.partnerSums('enrollment'));
 
 /** Every partner of the program with its totals over the window, by revenue, then clicks, then partner id. */
 export function partnerPerformance(sql: Sql, programId: number, w: Pick<PerformanceWindows, 'from' | 'to'>): Promise<PartnerTotals[]> {
-  return sql.all<PartnerTotals>(PARTNERS_SQL, rollups.partnerParams(programId, w));
+  const { text, params } = rollups.partnerStatement(partnersSql, programId, w);
+  return sql.all<PartnerTotals>(text, params);
 }
 
 /** One partner's sums of one day of the window. */
 export type PartnerDayRow = PartnerMetrics & { day: string };
 
 /** One round trip: a row per UTC day of the window, oldest first, zeros included. */
-const PARTNER_DAYS_SQL = `
-WITH ${rollups.partnerSums('day')},
-${rollups.SPINE}
+const partnerDaysSql = (ctes: string) => `
+WITH ${ctes}
 SELECT CAST(d.day AS VARCHAR) AS day, ${metricsOf('s')}
 FROM spine d LEFT JOIN sums s ON s.day = d.day
 ORDER BY d.day
@@ -101,5 +100,6 @@ ORDER BY d.day
  * enrollment, so they add up exactly to the enrollment's row of that report.
  */
 export function partnerDays(sql: Sql, programId: number, enrollmentId: number, w: Pick<PerformanceWindows, 'from' | 'to'>): Promise<PartnerDayRow[]> {
-  return sql.all<PartnerDayRow>(PARTNER_DAYS_SQL, rollups.partnerParams(programId, w, enrollmentId));
+  const { text, params } = rollups.partnerStatement(partnerDaysSql, programId, w, enrollmentId);
+  return sql.all<PartnerDayRow>(text, params);
 }

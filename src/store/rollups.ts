@@ -253,6 +253,17 @@ function cover(into: Cover, start: number, wholeEnd: number, end: number, span =
   cover(into, hi, wholeEnd, end, span + 1);
 }
 
+/** Adjacent ranges of one kind as one: fewer ranges, a simpler statement to plan. */
+function merged(ranges: Range[]): Range[] {
+  const out: Range[] = [];
+  for (const [lo, hi] of ranges.toSorted((a, b) => a[0] - b[0])) {
+    const last = out.at(-1);
+    if (last && last[1] === lo) last[1] = hi;
+    else out.push([lo, hi]);
+  }
+  return out;
+}
+
 /**
  * The current window [from, to], both inclusive (an instant after `to` by less than a millisecond
  * is outside: a span is whole only when it ends by `to`, and the events
@@ -262,113 +273,149 @@ function windowCover(from: number, to: number, previousFrom?: number): Cover {
   const c: Cover = { day: [], hour: [], partial: [] };
   if (previousFrom !== undefined) cover(c, previousFrom, from, from);
   cover(c, from, to, to + 1);
-  return c;
+  return { day: merged(c.day), hour: merged(c.hour), partial: merged(c.partial) };
 }
 
 /**
- * The most ranges of each kind a cover has (two windows: a range of days each, the hours and the
- * partial hours before and after it), and the parameter each kind's bounds start at.
+ * Where a statement's parameters are, for a cover with so many ranges of each kind: the program
+ * $1, the window's end $2, each kind's bounds, a stored day per partial range, then a day spine's
+ * first and last day, and the key's instant or enrollment. Each shape of cover gets a statement of
+ * its own, with only the ranges it has: DuckDB plans a statement at each run (its parameters' values
+ * prune row groups), and an OR of unused ranges tripled the planning of a 90-day report.
  */
-const RANGES = { day: 2, hour: 4, partial: 4 } as const;
-const FIRST = { day: 3, hour: 3 + 2 * RANGES.day, partial: 3 + 2 * (RANGES.day + RANGES.hour) } as const;
-/** The parameters after the cover's: a day spine's first and last day, and the key's instant or enrollment. */
-/** The stored days of the partial ranges, one each. */
-const PARTIAL_DAY = FIRST.partial + 2 * RANGES.partial;
-const SPINE_FROM = PARTIAL_DAY + RANGES.partial;
-const KEY = SPINE_FROM + 2;
+type Layout = { shape: Record<keyof Cover, number>; first: Record<keyof Cover, number>; partialDay: number; spineFrom: number; key: number };
 
-/** A kind's ranges as one condition on `column`. */
-const inRanges = (column: string, kind: keyof Cover) =>
-  `(${Array.from({ length: RANGES[kind] }, (_, i) => `${column} >= $${FIRST[kind] + 2 * i} AND ${column} < $${FIRST[kind] + 2 * i + 1}`).join(' OR ')})`;
+function layoutOf(c: Cover): Layout {
+  const shape = { day: c.day.length, hour: c.hour.length, partial: c.partial.length };
+  const first = { day: 3, hour: 3 + 2 * shape.day, partial: 3 + 2 * (shape.day + shape.hour) };
+  const partialDay = first.partial + 2 * shape.partial;
+  const spineFrom = partialDay + shape.partial;
+  return { shape, first, partialDay, spineFrom, key: spineFrom + 2 };
+}
+
+/** A kind's ranges as one condition on `column` ('false' for none). */
+const inRanges = (column: string, kind: keyof Cover, l: Layout) =>
+  l.shape[kind] === 0
+    ? 'false'
+    : `(${Array.from({ length: l.shape[kind] }, (_, i) => `${column} >= $${l.first[kind] + 2 * i} AND ${column} < $${l.first[kind] + 2 * i + 1}`).join(' OR ')})`;
 
 /**
  * The partial ranges as a condition on an instant `column` and its stored day `day`: a partial hour
  * lies inside one day, named by a parameter of its own, which DuckDB prunes row groups by.
  */
-const inPartials = (column: string, day: string) =>
-  `(${Array.from({ length: RANGES.partial }, (_, i) => `${column} >= $${FIRST.partial + 2 * i} AND ${column} < $${FIRST.partial + 2 * i + 1} AND ${day} = $${PARTIAL_DAY + i}`).join(' OR ')})`;
-
-/**
- * A kind's ranges as bound parameters, the unused ones empty: scalar bounds give the planner each
- * range's rows (joined from an array, a range of 0 events was planned as a scan of 10 M).
- */
-const bounds = (c: Cover, kind: keyof Cover) =>
-  Array.from({ length: RANGES[kind] }, (_, i) => c[kind][i] ?? [0, 0]).flatMap(([lo, hi]) => [new Date(lo), new Date(hi)]);
+const inPartials = (column: string, day: string, l: Layout) =>
+  `(${Array.from({ length: l.shape.partial }, (_, i) => `${column} >= $${l.first.partial + 2 * i} AND ${column} < $${l.first.partial + 2 * i + 1} AND ${day} = $${l.partialDay + i}`).join(' OR ')})`;
 
 /** How parts are grouped: the current window's day (NULL for the previous window, before the key's instant), the enrollment, or the day of one enrollment (the key's). */
 type Split = 'window' | 'enrollment' | 'day';
 
-const keyOf = (split: Split, at: string, enrollment: string) => {
-  if (split === 'window') return `CASE WHEN ${at} >= $${KEY} THEN CAST(${at} AS DATE) END AS day`;
+const keyOf = (split: Split, at: string, enrollment: string, l: Layout) => {
+  if (split === 'window') return `CASE WHEN ${at} >= $${l.key} THEN CAST(${at} AS DATE) END AS day`;
   return split === 'enrollment' ? `${enrollment} AS enrollment` : `CAST(${at} AS DATE) AS day`;
 };
 
 /**
  * `parts`: the measures per key of the program $1, from the rollups of the whole days and hours
  * with their pending rows (docs/rollups.md#pending-rows), and the events of the partial hours, each
- * event cut at the window's end $2.
+ * cut at the window's end $2 (which every statement uses: both engines refuse a parameter it does not).
  */
-function parts(split: Split, measures: readonly Measure[]): string {
-  const oneEnrollment = (column: string) => (split === 'day' ? ` AND ${column} = $${KEY}` : '');
+function parts(split: Split, measures: readonly Measure[], l: Layout): string {
+  const oneEnrollment = (column: string) => (split === 'day' ? ` AND ${column} = $${l.key}` : '');
   const sources = SOURCES.filter((s) => measures.some((m) => m in s.sums) && (split === 'window' || s.enrollment !== null));
-  return `parts AS (
-  SELECT ${keyOf(split, 'starts_at', 'partner_program_id')}, ${measures.map((m) => `sum(${rollupColumn(m)}) AS "${m}"`).join(', ')}
+  const select = (s: Source) => `SELECT ${keyOf(split, s.at, s.enrollment!, l)}, ${measures.map((m) => `${s.sums[m] ?? '0'} AS "${m}"`).join(', ')}`;
+  const whole = l.shape.day + l.shape.hour > 0;
+  const branches = [
+    `SELECT ${keyOf(split, 'starts_at', 'partner_program_id', l)}, ${measures.map((m) => `sum(${rollupColumn(m)}) AS "${m}"`).join(', ')}
   FROM report_rollups
-  WHERE program_id = $1 AND (span = 'day' AND ${inRanges('starts_at', 'day')} OR span = 'hour' AND ${inRanges('starts_at', 'hour')})${oneEnrollment('partner_program_id')}
-  GROUP BY 1
-  ${sources
-    .map(
-      (s) => `UNION ALL
-  SELECT ${keyOf(split, s.at, s.enrollment!)}, ${measures.map((m) => `${s.sums[m] ?? '0'} AS "${m}"`).join(', ')}
-  FROM ${s.table} WHERE program_id = $1 AND ${inPartials(s.at, s.day)} AND ${s.at} <= $2 AND ${s.where}${oneEnrollment(s.enrollment!)}
-  GROUP BY 1
-  UNION ALL
-  SELECT ${keyOf(split, s.at, s.enrollment!)}, ${measures.map((m) => `${s.sums[m] ?? '0'} AS "${m}"`).join(', ')}
-  FROM ${pendingRows(s.table)}
-  WHERE program_id = $1 AND (${inRanges(s.at, 'day')} OR ${inRanges(s.at, 'hour')}) AND ${s.day} IS NOT NULL AND ${s.where}${oneEnrollment(s.enrollment!)}
+  WHERE program_id = $1 AND (span = 'day' AND ${inRanges('starts_at', 'day', l)} OR span = 'hour' AND ${inRanges('starts_at', 'hour', l)}) AND starts_at <= $2${oneEnrollment('partner_program_id')}
   GROUP BY 1`,
-    )
-    .join('\n  ')}
+    ...(whole
+      ? sources.map(
+          (s) => `${select(s)}
+  FROM ${pendingRows(s.table)}
+  WHERE program_id = $1 AND (${inRanges(s.at, 'day', l)} OR ${inRanges(s.at, 'hour', l)}) AND ${s.day} IS NOT NULL AND ${s.where}${oneEnrollment(s.enrollment!)}
+  GROUP BY 1`,
+        )
+      : []),
+    ...(l.shape.partial > 0
+      ? sources.map(
+          (s) => `${select(s)}
+  FROM ${s.table} WHERE program_id = $1 AND ${inPartials(s.at, s.day, l)} AND ${s.at} <= $2 AND ${s.where}${oneEnrollment(s.enrollment!)}
+  GROUP BY 1`,
+        )
+      : []),
+  ];
+  return `parts AS (
+  ${branches.join('\n  UNION ALL\n  ')}
 )`;
 }
 
-/** The parameters of `parts`: the program, the window's end and its cover. */
-function coverParams(programId: number, w: { from: Date; to: Date }, previousFrom?: Date) {
+/** A window's cover, the layout of its statement's parameters, and the parameters of `parts`: the program, the window's end and the ranges. */
+function coverOf(programId: number, w: { from: Date; to: Date }, previousFrom?: Date) {
   const c = windowCover(w.from.getTime(), w.to.getTime(), previousFrom?.getTime());
-  const partialDays = Array.from({ length: RANGES.partial }, (_, i) => dayValue(new Date(c.partial[i]?.[0] ?? 0)));
-  return [programId, w.to, ...bounds(c, 'day'), ...bounds(c, 'hour'), ...bounds(c, 'partial'), ...partialDays];
+  const bounds = (kind: keyof Cover) => c[kind].flatMap(([lo, hi]) => [new Date(lo), new Date(hi)]);
+  const partialDays = c.partial.map(([lo]) => dayValue(new Date(lo)));
+  const layout = layoutOf(c);
+  return { layout, shapeKey: `${layout.shape.day}.${layout.shape.hour}.${layout.shape.partial}`, params: [programId, w.to, ...bounds('day'), ...bounds('hour'), ...bounds('partial'), ...partialDays] };
 }
 
 /** A spine of the days of the window. */
-export const SPINE = `spine AS (SELECT CAST(d AS DATE) AS day FROM generate_series($${SPINE_FROM}::TIMESTAMP, $${SPINE_FROM + 1}::TIMESTAMP, INTERVAL '1 day') AS g(d))`;
+const spine = (l: Layout) =>
+  `spine AS (SELECT CAST(d AS DATE) AS day FROM generate_series($${l.spineFrom}::TIMESTAMP, $${l.spineFrom + 1}::TIMESTAMP, INTERVAL '1 day') AS g(d))`;
+
+/** A statement's text per shape of cover, made once. */
+function perShape(make: (l: Layout) => string): (cover: { layout: Layout; shapeKey: string }) => string {
+  const texts = new Map<string, string>();
+  return ({ layout, shapeKey }) => {
+    let text = texts.get(shapeKey);
+    if (text === undefined) texts.set(shapeKey, (text = make(layout)));
+    return text;
+  };
+}
 
 /*
  * The program report: a row per day of the current window, zeros included, and one row (day NULL)
  * of the previous window's totals.
  */
-const PERFORMANCE_SQL = `
-WITH ${parts('window', MEASURES)},
-${SPINE}
+const performanceSql = perShape(
+  (l) => `
+WITH ${parts('window', MEASURES, l)},
+${spine(l)}
 SELECT CAST(s.day AS VARCHAR) AS day, ${TOTALS}
 FROM spine s LEFT JOIN parts p ON p.day = s.day
 GROUP BY s.day
 UNION ALL
 SELECT NULL, ${TOTALS} FROM parts WHERE day IS NULL
 ORDER BY day NULLS FIRST
-`;
+`,
+);
 
 /** The program report's rows: the previous window's totals first (day null), then the current window's days. */
 export function performanceRows<T>(sql: Sql, programId: number, w: { from: Date; to: Date; previousFrom: Date }): Promise<T[]> {
-  return sql.all<T>(PERFORMANCE_SQL, [...coverParams(programId, w, w.previousFrom), dayValue(w.from), dayValue(w.to), w.from]);
+  const c = coverOf(programId, w, w.previousFrom);
+  return sql.all<T>(performanceSql(c), [...c.params, dayValue(w.from), dayValue(w.to), w.from]);
 }
 
-/** `parts` and `sums`: the partner measures per enrollment or per day of the current window. */
-export const partnerSums = (split: 'enrollment' | 'day') => `
-${parts(split, PARTNER_MEASURES)},
-sums AS (SELECT ${split}, ${PARTNER_TOTALS} FROM parts GROUP BY ${split})`;
-
-/** The parameters of partnerSums: those of `parts`, and for a partner's days the spine's days and the enrollment. */
-export function partnerParams(programId: number, w: { from: Date; to: Date }, enrollmentId?: number) {
-  const params = coverParams(programId, w);
-  return enrollmentId === undefined ? params : [...params, dayValue(w.from), dayValue(w.to), enrollmentId];
+/**
+ * A statement over the partner measures of the current window: `template` makes its text from the
+ * CTEs `parts` and `sums` (per enrollment, or per day of the enrollment `enrollmentId`, then with a
+ * `spine` of the window's days too), once per shape of cover; answers the text and its parameters.
+ */
+export function partnerStatement(
+  template: (ctes: string) => string,
+  programId: number,
+  w: { from: Date; to: Date },
+  enrollmentId?: number,
+): { text: string; params: Params } {
+  const split = enrollmentId === undefined ? 'enrollment' : 'day';
+  const c = coverOf(programId, w);
+  let texts = partnerTexts.get(template);
+  if (!texts) partnerTexts.set(template, (texts = perShape((l) => template(partnerCtes(split, l)))));
+  return { text: texts(c), params: enrollmentId === undefined ? c.params : [...c.params, dayValue(w.from), dayValue(w.to), enrollmentId] };
 }
+
+const partnerTexts = new WeakMap<(ctes: string) => string, ReturnType<typeof perShape>>();
+
+const partnerCtes = (split: 'enrollment' | 'day', l: Layout) => `
+${parts(split, PARTNER_MEASURES, l)},
+sums AS (SELECT ${split}, ${PARTNER_TOTALS} FROM parts GROUP BY ${split})${split === 'day' ? `,\n${spine(l)}` : ''}`;
