@@ -1,3 +1,4 @@
+import { epochDay, MS_PER_DAY, utcDay } from '../days.js';
 import type { Sql } from './db.js';
 import * as rollups from './rollups.js';
 import { COUNTS, MONEY, PARTNER_MEASURES } from './report-sources.js';
@@ -36,15 +37,19 @@ function add(into: PerformanceTotals, row: PerformanceTotals): void {
 type PerformanceSums = { days: PerformanceDayRow[]; current: PerformanceTotals; previous: PerformanceTotals };
 
 /**
- * The current window's days (oldest first) and both windows' totals, read from the rollups and the
- * events of the partial hours at the windows' edges (docs/rollups.md#how-reports-read-them): the
- * previous window's totals come first, then the current window's days.
+ * The current window's days (oldest first, zeros included) and both windows' totals, read from the
+ * rollups and the events of the partial hours at the windows' edges (docs/rollups.md#how-reports-read-them).
  */
 export async function performance(sql: Sql, programId: number, w: PerformanceWindows): Promise<PerformanceSums> {
-  const [{ day: _, ...previous }, ...days] = await rollups.performanceRows<PerformanceDayRow>(sql, programId, w);
+  const rows = new Map((await rollups.performanceRows<PerformanceTotals & { day: string | null }>(sql, programId, w)).map(({ day, ...sums }) => [day, sums]));
+  const days: PerformanceDayRow[] = [];
+  for (let d = epochDay(w.from.getTime()); d <= epochDay(w.to.getTime()); d++) {
+    const day = utcDay(new Date(d * MS_PER_DAY));
+    days.push({ day, ...(rows.get(day) ?? zero()) });
+  }
   const current = zero();
   for (const row of days) add(current, row);
-  return { days, current, previous };
+  return { days, current, previous: rows.get(null) ?? zero() };
 }
 
 /** What a partner's events sum to (over the window, or one day of it). */
