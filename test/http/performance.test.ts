@@ -91,6 +91,14 @@ describe('GET /api/tracking/performance/:programId', () => {
     });
   });
 
+  test('windows inside one hour (no whole hour or day, so no rollups read): only their events count', async () => {
+    const { t, a } = await history();
+    // 03-06's three clicks and two leads at 07:00:00.000: inside [06:59:59.000, 07:00:00.500], none in the previous window.
+    const body = (await get(t, `/api/tracking/performance/${a.id}?dateFrom=2026-03-06T06:59:59.000Z&dateTo=2026-03-06T07:00:00.500Z`)).json();
+    expect(body.data).toEqual([day('2026-03-06', { clicks: 3, leads: 2 })]);
+    expect(body.metrics).toMatchObject({ totalClicks: 3, clicksTrend: { trend: 100, trendDirection: 'up' } });
+  });
+
   test('a previous window starting inside a day counts only the events of that day after its start', async () => {
     const t = await buildTestApp({ now: '2026-03-01T09:00:00.000Z' });
     const program = await t.program();
