@@ -197,7 +197,7 @@ stored AS (
   SELECT ${KEYS.join(', ')}, ${COLUMNS.map((c) => `sum(${c}) AS ${c}`).join(', ')}
   FROM (
     SELECT ${KEYS.join(', ')}, ${COLUMNS.join(', ')} FROM report_rollups WHERE ${filter}
-    UNION ALL SELECT ${KEYS.join(', ')}, ${COLUMNS.join(', ')} FROM (${rollupRows(pendingParts(filter), '0')})
+    UNION ALL SELECT ${KEYS.join(', ')}, ${COLUMNS.join(', ')} FROM (${rollupRows(pendingParts(filter), '0')}) AS pending_sums
   ) AS r
   GROUP BY ${KEYS.join(', ')} HAVING ${notZero}
 )
