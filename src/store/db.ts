@@ -58,6 +58,11 @@ export interface Sql {
   lockKeys(space: number, keys: readonly number[]): Promise<void>;
   /** The column that orders webhook_events rows of one instant by arrival. */
   readonly arrival: string;
+  /**
+   * Whether rows of the rolled-up tables may be pending (docs/rollups.md#pending-rows): reports then
+   * read them too. PostgreSQL rolls up in the statement that writes and has none.
+   */
+  readonly pendingRollups: boolean;
 }
 
 /** The column types rows are appended as. A DATE column takes the UTC day of a Date. */

@@ -100,6 +100,7 @@ const PENDING_COLUMNS: Columns<PendingRange> = [['table_name', 'VARCHAR'], ['fir
 
 class ConnectionSql implements Sql {
   readonly arrival = 'rowid';
+  readonly pendingRollups = true;
   private readonly prepared = new Map<string, { statement: DuckDBPreparedStatement; types: Array<DuckDBType | undefined> }>();
   private readonly checkedTables = new Set<string>();
   private readonly appenders = new Map<string, DuckDBAppender>();

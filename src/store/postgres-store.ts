@@ -106,6 +106,7 @@ const statementName = (text: string) => {
 class ClientSql<C extends pg.ClientBase = pg.Client> implements Sql {
   /** webhook_events' serial column. */
   readonly arrival = 'seq';
+  readonly pendingRollups = false;
   constructor(
     readonly client: C,
     /** The process's writer id, which keys its rollup rows (docs/rollups.md#what-they-hold). */

@@ -85,7 +85,7 @@ ORDER BY "revenueCents" DESC, clicks DESC, "partnerId"
 
 /** Every partner of the program with its totals over the window, by revenue, then clicks, then partner id. */
 export function partnerPerformance(sql: Sql, programId: number, w: Pick<PerformanceWindows, 'from' | 'to'>): Promise<PartnerTotals[]> {
-  const { text, params } = rollups.partnerStatement(partnersSql, programId, w);
+  const { text, params } = rollups.partnerStatement(sql, partnersSql, programId, w);
   return sql.all<PartnerTotals>(text, params);
 }
 
@@ -105,6 +105,6 @@ ORDER BY d.day
  * enrollment, so they add up exactly to the enrollment's row of that report.
  */
 export function partnerDays(sql: Sql, programId: number, enrollmentId: number, w: Pick<PerformanceWindows, 'from' | 'to'>): Promise<PartnerDayRow[]> {
-  const { text, params } = rollups.partnerStatement(partnerDaysSql, programId, w, enrollmentId);
+  const { text, params } = rollups.partnerStatement(sql, partnerDaysSql, programId, w, enrollmentId);
   return sql.all<PartnerDayRow>(text, params);
 }

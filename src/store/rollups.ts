@@ -283,14 +283,15 @@ function windowCover(from: number, to: number, previousFrom?: number): Cover {
  * its own, with only the ranges it has: DuckDB plans a statement at each run (its parameters' values
  * prune row groups), and an OR of unused ranges tripled the planning of a 90-day report.
  */
-type Layout = { shape: Record<keyof Cover, number>; first: Record<keyof Cover, number>; partialDay: number; spineFrom: number; key: number };
+type Layout = { shape: Record<keyof Cover, number>; first: Record<keyof Cover, number>; partialDay: number; spineFrom: number; key: number; pending: boolean };
 
-function layoutOf(c: Cover): Layout {
+/** `pending`: whether the store may have pending rows, which the statement then reads (a branch per source). */
+function layoutOf(c: Cover, pending: boolean): Layout {
   const shape = { day: c.day.length, hour: c.hour.length, partial: c.partial.length };
   const first = { day: 3, hour: 3 + 2 * shape.day, partial: 3 + 2 * (shape.day + shape.hour) };
   const partialDay = first.partial + 2 * shape.partial;
   const key = partialDay + shape.partial;
-  return { shape, first, partialDay, key, spineFrom: key + 1 };
+  return { shape, first, partialDay, key, spineFrom: key + 1, pending };
 }
 
 /** A kind's ranges as one condition on `column` ('false' for none). */
@@ -332,7 +333,7 @@ function parts(split: Split, measures: readonly Measure[], l: Layout): string {
   GROUP BY 1`;
   const branches = [
     ...(['day', 'hour'] as const).filter((span) => l.shape[span] > 0).map(rollupBranch),
-    ...(whole
+    ...(whole && l.pending
       ? sources.map(
           (s) => `${select(s)}
   FROM ${pendingRows(s.table)}
@@ -354,12 +355,12 @@ function parts(split: Split, measures: readonly Measure[], l: Layout): string {
 }
 
 /** A window's cover, the layout of its statement's parameters, and the parameters of `parts`: the program, the window's end and the ranges. */
-function coverOf(programId: number, w: { from: Date; to: Date }, previousFrom?: Date) {
+function coverOf(sql: Sql, programId: number, w: { from: Date; to: Date }, previousFrom?: Date) {
   const c = windowCover(w.from.getTime(), w.to.getTime(), previousFrom?.getTime());
   const bounds = (kind: keyof Cover) => c[kind].flatMap(([lo, hi]) => [new Date(lo), new Date(hi)]);
   const partialDays = c.partial.map(([lo]) => dayValue(new Date(lo)));
-  const layout = layoutOf(c);
-  return { layout, shapeKey: `${layout.shape.day}.${layout.shape.hour}.${layout.shape.partial}`, params: [programId, w.to, ...bounds('day'), ...bounds('hour'), ...bounds('partial'), ...partialDays] };
+  const layout = layoutOf(c, sql.pendingRollups);
+  return { layout, shapeKey: `${layout.shape.day}.${layout.shape.hour}.${layout.shape.partial}.${layout.pending}`, params: [programId, w.to, ...bounds('day'), ...bounds('hour'), ...bounds('partial'), ...partialDays] };
 }
 
 /** A spine of the days of the window. */
@@ -390,7 +391,7 @@ SELECT CAST(day AS VARCHAR) AS day, ${TOTALS} FROM parts GROUP BY day
 
 /** The program report's sums by day of the current window (null: the previous window's totals), days without any left out. */
 export function performanceRows<T>(sql: Sql, programId: number, w: { from: Date; to: Date; previousFrom: Date }): Promise<T[]> {
-  const c = coverOf(programId, w, w.previousFrom);
+  const c = coverOf(sql, programId, w, w.previousFrom);
   return sql.all<T>(performanceSql(c), [...c.params, w.from]);
 }
 
@@ -400,13 +401,14 @@ export function performanceRows<T>(sql: Sql, programId: number, w: { from: Date;
  * `spine` of the window's days too), once per shape of cover; answers the text and its parameters.
  */
 export function partnerStatement(
+  sql: Sql,
   template: (ctes: string) => string,
   programId: number,
   w: { from: Date; to: Date },
   enrollmentId?: number,
 ): { text: string; params: Params } {
   const split = enrollmentId === undefined ? 'enrollment' : 'day';
-  const c = coverOf(programId, w);
+  const c = coverOf(sql, programId, w);
   let texts = partnerTexts.get(template);
   if (!texts) partnerTexts.set(template, (texts = perShape((l) => template(partnerCtes(split, l)))));
   return { text: texts(c), params: enrollmentId === undefined ? c.params : [...c.params, enrollmentId, dayValue(w.from), dayValue(w.to)] };
