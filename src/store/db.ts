@@ -59,10 +59,12 @@ export interface Sql {
   /** The column that orders webhook_events rows of one instant by arrival. */
   readonly arrival: string;
   /**
-   * Whether rows of the rolled-up tables may be pending (docs/rollups.md#pending-rows): reports then
-   * read them too. PostgreSQL rolls up in the statement that writes and has none.
+   * Runs `fn` with the rolled-up tables that have pending rows (docs/rollups.md#pending-rows), on
+   * one snapshot shared by the statements `fn` runs here: a report then reads the pending rows of
+   * those tables alone, exactly the rows its rollups lack. PostgreSQL rolls up in the statement that
+   * writes and has none. A reader's method: the writer's transactions are the store's.
    */
-  readonly pendingRollups: boolean;
+  withPendingTables<T>(fn: (tables: ReadonlySet<string>) => Promise<T>): Promise<T>;
 }
 
 /** The column types rows are appended as. A DATE column takes the UTC day of a Date. */

@@ -100,7 +100,6 @@ const PENDING_COLUMNS: Columns<PendingRange> = [['table_name', 'VARCHAR'], ['fir
 
 class ConnectionSql implements Sql {
   readonly arrival = 'rowid';
-  readonly pendingRollups = true;
   private readonly prepared = new Map<string, { statement: DuckDBPreparedStatement; types: Array<DuckDBType | undefined> }>();
   private readonly checkedTables = new Set<string>();
   private readonly appenders = new Map<string, DuckDBAppender>();
@@ -266,6 +265,17 @@ class ConnectionSql implements Sql {
 
   /** One writer: nothing to lock against. */
   async lockKeys(): Promise<void> {}
+
+  /** A read transaction: its snapshot is the one of rollups_pending and of the statements `fn` runs. */
+  async withPendingTables<T>(fn: (tables: ReadonlySet<string>) => Promise<T>): Promise<T> {
+    await this.execute('BEGIN TRANSACTION', []);
+    try {
+      const rows = await this.all<{ table_name: string }>('SELECT DISTINCT table_name FROM rollups_pending');
+      return await fn(new Set(rows.map((row) => row.table_name)));
+    } finally {
+      await this.execute('ROLLBACK', []);
+    }
+  }
 }
 
 

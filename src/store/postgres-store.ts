@@ -103,10 +103,11 @@ const statementName = (text: string) => {
   return name;
 };
 
+const NONE_PENDING: ReadonlySet<string> = new Set();
+
 class ClientSql<C extends pg.ClientBase = pg.Client> implements Sql {
   /** webhook_events' serial column. */
   readonly arrival = 'seq';
-  readonly pendingRollups = false;
   constructor(
     readonly client: C,
     /** The process's writer id, which keys its rollup rows (docs/rollups.md#what-they-hold). */
@@ -160,6 +161,11 @@ class ClientSql<C extends pg.ClientBase = pg.Client> implements Sql {
       `SELECT pg_advisory_xact_lock($2, key) FROM (SELECT DISTINCT (h % 4294967296 - 2147483648)::INTEGER AS key FROM unnest($1::BIGINT[]) AS h ORDER BY key) AS keys`,
       [list(keys), space],
     );
+  }
+
+  /** Rows are rolled up by the statement that writes them: none is ever pending. */
+  withPendingTables<T>(fn: (tables: ReadonlySet<string>) => Promise<T>): Promise<T> {
+    return fn(NONE_PENDING);
   }
 
   /**

@@ -85,8 +85,7 @@ ORDER BY "revenueCents" DESC, clicks DESC, "partnerId"
 
 /** Every partner of the program with its totals over the window, by revenue, then clicks, then partner id. */
 export function partnerPerformance(sql: Sql, programId: number, w: Pick<PerformanceWindows, 'from' | 'to'>): Promise<PartnerTotals[]> {
-  const { text, params } = rollups.partnerStatement(sql, partnersSql, programId, w);
-  return sql.all<PartnerTotals>(text, params);
+  return rollups.partnerRows<PartnerTotals>(sql, partnersSql, programId, w);
 }
 
 /** One partner's sums of one day of the window. */
@@ -105,6 +104,5 @@ ORDER BY d.day
  * enrollment, so they add up exactly to the enrollment's row of that report.
  */
 export function partnerDays(sql: Sql, programId: number, enrollmentId: number, w: Pick<PerformanceWindows, 'from' | 'to'>): Promise<PartnerDayRow[]> {
-  const { text, params } = rollups.partnerStatement(sql, partnerDaysSql, programId, w, enrollmentId);
-  return sql.all<PartnerDayRow>(text, params);
+  return rollups.partnerRows<PartnerDayRow>(sql, partnerDaysSql, programId, w, enrollmentId);
 }

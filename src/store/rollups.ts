@@ -236,21 +236,20 @@ const SPANS = [['day', DAY_MS], ['hour', HOUR_MS]] as const;
 
 /**
  * Adds the instants from `start` up to `end` (exclusive, epoch ms) to a cover: the whole spans (days,
- * then hours) up to `wholeEnd` (a span is whole when every instant of it, to the microsecond, lies
- * in the range), the parts before and after them by the next span, the rest read from the events.
+ * then hours) inside, the parts before and after them by the next span, the rest read from the events.
  */
-function cover(into: Cover, start: number, wholeEnd: number, end: number, span = 0): void {
+function cover(into: Cover, start: number, end: number, span = 0): void {
   if (span === SPANS.length) {
     if (start < end) into.partial.push([start, end]);
     return;
   }
   const [name, ms] = SPANS[span];
   const lo = Math.ceil(start / ms) * ms;
-  const hi = Math.floor(wholeEnd / ms) * ms;
-  if (lo >= hi) return cover(into, start, wholeEnd, end, span + 1);
+  const hi = Math.floor(end / ms) * ms;
+  if (lo >= hi) return cover(into, start, end, span + 1);
   into[name].push([lo, hi]);
-  cover(into, start, lo, lo, span + 1);
-  cover(into, hi, wholeEnd, end, span + 1);
+  cover(into, start, lo, span + 1);
+  cover(into, hi, end, span + 1);
 }
 
 /** Adjacent ranges of one kind as one: fewer ranges, a simpler statement to plan. */
@@ -265,30 +264,30 @@ function merged(ranges: Range[]): Range[] {
 }
 
 /**
- * The current window [from, to], both inclusive (an instant after `to` by less than a millisecond
- * is outside: a span is whole only when it ends by `to`, and the events
- * read are also cut at `to`), after the previous one [previousFrom, from) when given.
+ * The current window [from, to], both inclusive to the millisecond, so up to the end of `to`'s
+ * millisecond (docs/rollups.md#how-reports-read-them): a window that ends at 23:59:59.999 is whole
+ * days. After the previous one [previousFrom, from) when given.
  */
 function windowCover(from: number, to: number, previousFrom?: number): Cover {
   const c: Cover = { day: [], hour: [], partial: [] };
-  if (previousFrom !== undefined) cover(c, previousFrom, from, from);
-  cover(c, from, to, to + 1);
+  if (previousFrom !== undefined) cover(c, previousFrom, from);
+  cover(c, from, to + 1);
   return { day: merged(c.day), hour: merged(c.hour), partial: merged(c.partial) };
 }
 
 /**
  * Where a statement's parameters are, for a cover with so many ranges of each kind: the program
- * $1, the window's end $2, each kind's bounds, a stored day per partial range, then the key's
+ * $1, each kind's bounds, a stored day per partial range, then the key's
  * instant or enrollment, and a day spine's first and last day. Each shape of cover gets a statement of
  * its own, with only the ranges it has: DuckDB plans a statement at each run (its parameters' values
  * prune row groups), and an OR of unused ranges tripled the planning of a 90-day report.
  */
-type Layout = { shape: Record<keyof Cover, number>; first: Record<keyof Cover, number>; partialDay: number; spineFrom: number; key: number; pending: boolean };
+type Layout = { shape: Record<keyof Cover, number>; first: Record<keyof Cover, number>; partialDay: number; spineFrom: number; key: number; pending: ReadonlySet<string> };
 
-/** `pending`: whether the store may have pending rows, which the statement then reads (a branch per source). */
-function layoutOf(c: Cover, pending: boolean): Layout {
+/** `pending`: the tables with pending rows, which the statement then reads (a branch per source of those tables). */
+function layoutOf(c: Cover, pending: ReadonlySet<string>): Layout {
   const shape = { day: c.day.length, hour: c.hour.length, partial: c.partial.length };
-  const first = { day: 3, hour: 3 + 2 * shape.day, partial: 3 + 2 * (shape.day + shape.hour) };
+  const first = { day: 2, hour: 2 + 2 * shape.day, partial: 2 + 2 * (shape.day + shape.hour) };
   const partialDay = first.partial + 2 * shape.partial;
   const key = partialDay + shape.partial;
   return { shape, first, partialDay, key, spineFrom: key + 1, pending };
@@ -317,8 +316,8 @@ const keyOf = (split: Split, at: string, enrollment: string, l: Layout) => {
 
 /**
  * `parts`: the measures per key of the program $1, from the rollups of the whole days and hours
- * with their pending rows (docs/rollups.md#pending-rows), and the events of the partial hours, each
- * cut at the window's end $2 (which every statement uses: both engines refuse a parameter it does not).
+ * with their pending rows (docs/rollups.md#pending-rows), and the events of the partial hours.
+ * Every parameter of the layout is used (both engines refuse one a statement does not use).
  */
 function parts(split: Split, measures: readonly Measure[], l: Layout): string {
   const oneEnrollment = (column: string) => (split === 'day' ? ` AND ${column} = $${l.key}` : '');
@@ -329,12 +328,12 @@ function parts(split: Split, measures: readonly Measure[], l: Layout): string {
   // took a third longer).
   const rollupBranch = (span: 'day' | 'hour') => `SELECT ${keyOf(split, 'starts_at', 'partner_program_id', l)}, ${measures.map((m) => `sum(${rollupColumn(m)}) AS "${m}"`).join(', ')}
   FROM report_rollups
-  WHERE program_id = $1 AND span = '${span}' AND ${inRanges('starts_at', span, l)} AND starts_at <= $2${oneEnrollment('partner_program_id')}
+  WHERE program_id = $1 AND span = '${span}' AND ${inRanges('starts_at', span, l)}${oneEnrollment('partner_program_id')}
   GROUP BY 1`;
   const branches = [
     ...(['day', 'hour'] as const).filter((span) => l.shape[span] > 0).map(rollupBranch),
-    ...(whole && l.pending
-      ? sources.map(
+    ...(whole
+      ? sources.filter((s) => l.pending.has(s.table)).map(
           (s) => `${select(s)}
   FROM ${pendingRows(s.table)}
   WHERE program_id = $1 AND (${inRanges(s.at, 'day', l)} OR ${inRanges(s.at, 'hour', l)}) AND ${s.day} IS NOT NULL AND ${s.where}${oneEnrollment(s.enrollment!)}
@@ -344,7 +343,7 @@ function parts(split: Split, measures: readonly Measure[], l: Layout): string {
     ...(l.shape.partial > 0
       ? sources.map(
           (s) => `${select(s)}
-  FROM ${s.table} WHERE program_id = $1 AND ${inPartials(s.at, s.day, l)} AND ${s.at} <= $2 AND ${s.where}${oneEnrollment(s.enrollment!)}
+  FROM ${s.table} WHERE program_id = $1 AND ${inPartials(s.at, s.day, l)} AND ${s.where}${oneEnrollment(s.enrollment!)}
   GROUP BY 1`,
         )
       : []),
@@ -354,13 +353,17 @@ function parts(split: Split, measures: readonly Measure[], l: Layout): string {
 )`;
 }
 
-/** A window's cover, the layout of its statement's parameters, and the parameters of `parts`: the program, the window's end and the ranges. */
-function coverOf(sql: Sql, programId: number, w: { from: Date; to: Date }, previousFrom?: Date) {
+/**
+ * A window's cover, the layout of its statement's parameters, and the parameters of `parts`: the
+ * program, the window's end and the ranges. `pending`: the tables with pending rows.
+ */
+function coverOf(pending: ReadonlySet<string>, programId: number, w: { from: Date; to: Date }, previousFrom?: Date) {
   const c = windowCover(w.from.getTime(), w.to.getTime(), previousFrom?.getTime());
   const bounds = (kind: keyof Cover) => c[kind].flatMap(([lo, hi]) => [new Date(lo), new Date(hi)]);
   const partialDays = c.partial.map(([lo]) => dayValue(new Date(lo)));
-  const layout = layoutOf(c, sql.pendingRollups);
-  return { layout, shapeKey: `${layout.shape.day}.${layout.shape.hour}.${layout.shape.partial}.${layout.pending}`, params: [programId, w.to, ...bounds('day'), ...bounds('hour'), ...bounds('partial'), ...partialDays] };
+  const layout = layoutOf(c, pending);
+  const shapeKey = `${layout.shape.day}.${layout.shape.hour}.${layout.shape.partial}.${[...pending].sort().join(',')}`;
+  return { layout, shapeKey, params: [programId, ...bounds('day'), ...bounds('hour'), ...bounds('partial'), ...partialDays] };
 }
 
 /** A spine of the days of the window. */
@@ -391,27 +394,32 @@ SELECT CAST(day AS VARCHAR) AS day, ${TOTALS} FROM parts GROUP BY day
 
 /** The program report's sums by day of the current window (null: the previous window's totals), days without any left out. */
 export function performanceRows<T>(sql: Sql, programId: number, w: { from: Date; to: Date; previousFrom: Date }): Promise<T[]> {
-  const c = coverOf(sql, programId, w, w.previousFrom);
-  return sql.all<T>(performanceSql(c), [...c.params, w.from]);
+  return sql.withPendingTables((pending) => {
+    const c = coverOf(pending, programId, w, w.previousFrom);
+    return sql.all<T>(performanceSql(c), [...c.params, w.from]);
+  });
 }
 
 /**
- * A statement over the partner measures of the current window: `template` makes its text from the
- * CTEs `parts` and `sums` (per enrollment, or per day of the enrollment `enrollmentId`, then with a
- * `spine` of the window's days too), once per shape of cover; answers the text and its parameters.
+ * The rows of a statement over the partner measures of the current window: `template` makes its
+ * text from the CTEs `parts` and `sums` (per enrollment, or per day of the enrollment
+ * `enrollmentId`, then with a `spine` of the window's days too), once per shape of cover.
  */
-export function partnerStatement(
+export function partnerRows<T>(
   sql: Sql,
   template: (ctes: string) => string,
   programId: number,
   w: { from: Date; to: Date },
   enrollmentId?: number,
-): { text: string; params: Params } {
+): Promise<T[]> {
   const split = enrollmentId === undefined ? 'enrollment' : 'day';
-  const c = coverOf(sql, programId, w);
   let texts = partnerTexts.get(template);
   if (!texts) partnerTexts.set(template, (texts = perShape((l) => template(partnerCtes(split, l)))));
-  return { text: texts(c), params: enrollmentId === undefined ? c.params : [...c.params, enrollmentId, dayValue(w.from), dayValue(w.to)] };
+  const statement = texts;
+  return sql.withPendingTables((pending) => {
+    const c = coverOf(pending, programId, w);
+    return sql.all<T>(statement(c), enrollmentId === undefined ? c.params : [...c.params, enrollmentId, dayValue(w.from), dayValue(w.to)]);
+  });
 }
 
 const partnerTexts = new WeakMap<(ctes: string) => string, ReturnType<typeof perShape>>();

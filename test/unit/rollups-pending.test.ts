@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test, vi } from 'vitest';
-import type { Store } from '../../src/store/db.js';
+import type { Sql, Store } from '../../src/store/db.js';
 import { DuckDBStore } from '../../src/store/duckdb-store.js';
 import { IDS_AHEAD } from '../../src/store/pending-rows.js';
+import { performance } from '../../src/store/reports.js';
 import { rollupDrift } from '../../src/store/rollups.js';
 import { markConverted } from '../../src/store/tracking.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
@@ -124,6 +125,34 @@ describe('pending rows (DuckDB)', () => {
     await t.store.transaction((sql) => markConverted(sql, [customerId], new Date(NOW)));
     expect(await dayRollup(t.store, program.id)).toEqual({ ...none, clicks: 1 });
     expect(await t.store.read((sql) => rollupDrift(sql))).toEqual([]);
+  });
+
+  test('a report reads the pending rows of the tables that have some, all on one snapshot: a lead committed meanwhile counts in none of its tables', async () => {
+    const t = await app();
+    const program = await t.program();
+    await t.lead(program, 'cust_1');
+    await t.store.rollUp();
+    await t.click(program);
+    const day = { from: new Date('2026-03-05T00:00:00.000Z'), to: new Date('2026-03-05T23:59:59.999Z') };
+    const w = { ...day, previousFrom: new Date('2026-03-04T00:00:00.000Z'), previousTo: new Date('2026-03-04T23:59:59.999Z') };
+    const totals = (sql: Sql) => performance(sql, program.id, w).then(({ current }) => ({ clicks: current.clicks, leads: current.leads }));
+
+    const seen: string[][] = [];
+    const answered = await t.store.read((sql) => {
+      // The lead's click and customer commit between the read of rollups_pending and the report's statement.
+      const racing = Object.assign(Object.create(sql) as Sql, {
+        withPendingTables: <T>(fn: (tables: ReadonlySet<string>) => Promise<T>) =>
+          sql.withPendingTables(async (tables) => {
+            seen.push([...tables]);
+            await t.lead(program, 'cust_2');
+            return fn(tables);
+          }),
+      });
+      return totals(racing);
+    });
+    expect(seen).toEqual([['clicks']]);
+    expect(answered).toEqual({ clicks: 2, leads: 1 });
+    expect(await t.store.read(totals)).toEqual({ clicks: 3, leads: 2 });
   });
 
   test('the rows a process left pending are rolled up when the file is opened again', async () => {
