@@ -59,10 +59,10 @@ export interface Sql {
   /** The column that orders webhook_events rows of one instant by arrival. */
   readonly arrival: string;
   /**
-   * Runs `fn` with the rolled-up tables that have pending rows (docs/rollups.md#pending-rows), on
-   * one snapshot shared by the statements `fn` runs here: a report then reads the pending rows of
-   * those tables alone, exactly the rows its rollups lack. PostgreSQL rolls up in the statement that
-   * writes and has none. A reader's method: the writer's transactions are the store's.
+   * Runs `fn` with the rolled-up tables that may have pending rows (docs/rollups.md#pending-rows):
+   * a report reads the pending rows of those tables alone. Every table whose pending rows a
+   * statement of `fn` could see is among them; should that not be sure, `fn` runs again with more.
+   * PostgreSQL rolls up in the statement that writes and has none.
    */
   withPendingTables<T>(fn: (tables: ReadonlySet<string>) => Promise<T>): Promise<T>;
 }

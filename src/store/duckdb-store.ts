@@ -19,7 +19,7 @@ import { applyMigrations, migrations as defaultMigrations, type Migration } from
 import { BackupError } from './backup.js';
 import type { BulkLoad } from './demo-loader.js';
 import type { ExportQuery } from './exports.js';
-import { BULK_WRITER, refuseRolledUp, ROLL_UP_PENDING, rollsUp, takeOutParams, takeOutRows, updatedIds, updateText, type Update } from './rollups.js';
+import { BULK_WRITER, refuseRolledUp, ROLL_UP_PENDING, ROLLED_UP, rollsUp, takeOutParams, takeOutRows, updatedIds, updateText, type Update } from './rollups.js';
 
 function toDuckDB(value: Param): DuckDBValue {
   if (value instanceof Date) return duckdb.timestampValue(BigInt(value.getTime()) * 1000n);
@@ -103,10 +103,10 @@ class ConnectionSql implements Sql {
   private readonly prepared = new Map<string, { statement: DuckDBPreparedStatement; types: Array<DuckDBType | undefined> }>();
   private readonly checkedTables = new Set<string>();
   private readonly appenders = new Map<string, DuckDBAppender>();
-  /** Which rows the rollups do not hold yet (docs/rollups.md#pending-rows). */
-  readonly pending = new PendingRows();
   constructor(
     readonly connection: DuckDBConnection,
+    /** Which rows the rollups do not hold yet (docs/rollups.md#pending-rows): the store's, shared by its connections. */
+    readonly pending: PendingRows,
     private readonly observe?: StatementObserver,
   ) {}
 
@@ -266,15 +266,16 @@ class ConnectionSql implements Sql {
   /** One writer: nothing to lock against. */
   async lockKeys(): Promise<void> {}
 
-  /** A read transaction: its snapshot is the one of rollups_pending and of the statements `fn` runs. */
+  /**
+   * The tables as the writer of this process, the file's only one, knows them: no statement, no
+   * transaction. Reading the pending rows of a table that has none costs time, not correctness, so
+   * should a transaction bring rows of another table while `fn` runs (its statements may see them),
+   * `fn` runs again with every rolled-up table (docs/rollups.md#pending-rows).
+   */
   async withPendingTables<T>(fn: (tables: ReadonlySet<string>) => Promise<T>): Promise<T> {
-    await this.execute('BEGIN TRANSACTION', []);
-    try {
-      const rows = await this.all<{ table_name: string }>('SELECT DISTINCT table_name FROM rollups_pending');
-      return await fn(new Set(rows.map((row) => row.table_name)));
-    } finally {
-      await this.execute('ROLLBACK', []);
-    }
+    const additions = this.pending.additions;
+    const value = await fn(this.pending.tables());
+    return this.pending.additions === additions ? value : fn(ROLLED_UP);
   }
 }
 
@@ -330,10 +331,11 @@ export class DuckDBStore implements Store {
     if (options.memoryLimit) config.memory_limit = options.memoryLimit;
     const instance = await duckdb.DuckDBInstance.create(path, config);
     try {
-      const writer = new ConnectionSql(await instance.connect(), options.observeWrites);
+      const pending = new PendingRows();
+      const writer = new ConnectionSql(await instance.connect(), pending, options.observeWrites);
       await migrate(writer, options.migrations ?? defaultMigrations);
       const readers: ConnectionSql[] = [];
-      for (let i = 0; i < (options.readers ?? 4); i++) readers.push(new ConnectionSql(await instance.connect()));
+      for (let i = 0; i < (options.readers ?? 4); i++) readers.push(new ConnectionSql(await instance.connect(), pending));
       const store = new DuckDBStore(instance, writer, readers, path, options.rollUpMs ?? 1000);
       await store.rollUpLeftPending();
       return store;

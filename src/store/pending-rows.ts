@@ -25,6 +25,16 @@ export class PendingRows {
   private written = 0;
   /** Rows written since the last roll-up. */
   rows = 0;
+  /**
+   * How many transactions about to commit had pending rows of a table no committed range has: a
+   * report that sees this number change while it reads may have missed that table's rows.
+   */
+  additions = 0;
+
+  /** The tables with pending rows: committed, or recorded by the transaction about to commit. */
+  tables(): ReadonlySet<string> {
+    return new Set([...this.ranges.keys(), ...this.recording.map((r) => r.table_name)]);
+  }
 
   /** Whether the row is pending: a range covers it, or the open transaction wrote it. */
   has(table: string, id: number): boolean {
@@ -55,6 +65,7 @@ export class PendingRows {
       if (appended.size > 0) ranges[ranges.length - 1][1] += IDS_AHEAD;
       for (const [first, last] of ranges) this.recording.push({ table_name: table, first_id: first, last_id: last });
     }
+    if (this.recording.some((r) => !this.ranges.has(r.table_name))) this.additions++;
     return this.recording;
   }
 
