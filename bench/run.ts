@@ -378,9 +378,10 @@ if (wanted('reports') && demoData) {
       value: `${spread(p.warm, 1)} / ${fmt(p.cold.median, 1)} ms`,
       ceiling: `raw SQL ${fmt(p.rawSql.median, 1)} ms`,
       ratio: `HTTP ${p.httpOverhead < 0 ? '−' : '+'}${fmt(Math.abs(100 * p.httpOverhead), 0)} %`,
-      // The rollups' targets (docs/rollups.md#measured): cold is a fresh server's first report.
-      target: is90 ? 'warm ≤ 10, cold ≤ 100 ms, HTTP ≤ +20 %' : 'HTTP ≤ +20 %',
-      met: (is90 ? p.warm.median <= 10 && p.cold.median <= 100 : true) && p.httpOverhead <= 0.2,
+      // The rollups' targets (docs/rollups.md#measured): cold is a fresh server's first report. The
+      // request's own cost is fixed, so it is held in milliseconds, not as a share of the statement.
+      target: is90 ? 'warm ≤ 10, cold ≤ 100 ms, HTTP adds ≤ 5 ms' : 'HTTP adds ≤ 5 ms',
+      met: (is90 ? p.warm.median <= 10 && p.cold.median <= 100 : true) && p.warm.median - p.rawSql.median <= 5,
     });
   }
   record({ figure: 'server RSS after the reports', value: `${fmt(r.rssMiB)} MiB`, ceiling: '—', ratio: '—', target: '≤ 512 MiB', met: r.rssMiB <= 512 });
