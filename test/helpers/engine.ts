@@ -76,8 +76,8 @@ export function driftText(drift: RollupDrift[]): string {
 /**
  * The rollup check (docs/rollups.md#the-check): before the store closes (when its test, or its
  * file, ends), the rollups are rebuilt from the events and compared with the stored ones; a
- * difference fails the test or the file with the rows that differ. A store a test broke on purpose
- * (a table renamed, a connection cut) cannot be read and is not checked.
+ * difference fails the test or the file with the rows that differ, and so does a store the check
+ * cannot read (a test that breaks one on purpose mends it before it ends).
  */
 export function checkedRollups(store: Store): Store {
   const close = store.close.bind(store);
@@ -86,7 +86,10 @@ export function checkedRollups(store: Store): Store {
     let drift: RollupDrift[] = [];
     if (!checked) {
       checked = true;
-      drift = await store.read((sql) => rollupDrift(sql)).catch(() => []);
+      drift = await store.read((sql) => rollupDrift(sql)).catch(async (error: unknown) => {
+        await close();
+        throw new Error(`the rollup check could not read the store: ${String(error)}`);
+      });
     }
     await close();
     if (drift.length > 0) throw new Error(`the stored rollups differ from what the events sum to:\n${driftText(drift)}`);
