@@ -16,7 +16,7 @@ export function webhooksSection(shell: Shell, section: HTMLElement, programId: n
   const { client } = shell;
   const status = h('div', { class: 'status', 'aria-live': 'polite' });
   const list = h('div', { id: 'webhook-endpoints' });
-  const url = h('input', { id: 'webhook-url', name: 'url', type: 'url', required: true, placeholder: 'https://example.com/webhooks/partnerkit' });
+  const url = h('input', { id: 'webhook-url', name: 'url', type: 'url', required: true, 'aria-describedby': 'webhook-url-hint' });
   const act = (run: () => Promise<unknown>) => run().then(() => undefined, (error) => shell.fail(error, status));
 
   async function load(): Promise<void> {
@@ -58,6 +58,7 @@ export function webhooksSection(shell: Shell, section: HTMLElement, programId: n
     section,
     h('h2', {}, 'Webhooks'),
     h('form', { class: 'actions', onsubmit: (e) => e.preventDefault() }, h('label', { class: 'field', for: 'webhook-url' }, h('span', {}, 'Endpoint URL'), url), add),
+    h('p', { id: 'webhook-url-hint', class: 'hint' }, 'Your server’s http or https address that receives the signed events.'),
     status,
     list,
   );
