@@ -125,15 +125,20 @@ export async function claimDue(sql: Sql, claim: Claim): Promise<DeliveryRow[]> {
     [claim.owner, claim.leaseUntil, claim.now, claim.channel, list(claim.busyTargets), claim.limit],
   );
   if (claimed.length === 0) return [];
-  return sql.all<DeliveryRow>('SELECT * FROM outbox_deliveries WHERE id = ANY($1::BIGINT[]) ORDER BY next_attempt_at, id', [list(claimed.map((c) => c.id))]);
+  const ids = claimed.map((c) => c.id);
+  return sql.all<DeliveryRow>('SELECT * FROM outbox_deliveries WHERE id BETWEEN $2 AND $3 AND id = ANY($1::BIGINT[]) ORDER BY next_attempt_at, id', [list(ids), ...idRange(ids)]);
 }
 
-/** Messages by id; the ids' range lets DuckDB skip the row groups outside it (docs/store-engines.md). */
+/**
+ * The least and the greatest of ids, as two parameters: beside `id = ANY(…)` they let DuckDB skip
+ * the row groups outside the range instead of scanning the whole table (docs/store-engines.md).
+ */
+const idRange = (ids: number[]): [number, number] => [Math.min(...ids), Math.max(...ids)];
+
+/** Messages by id. */
 export function findMessages(sql: Sql, ids: number[]): Promise<MessageRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  return sql.all<MessageRow>('SELECT * FROM outbox_messages WHERE id BETWEEN $2 AND $3 AND id = ANY($1::BIGINT[])', [
-    list(ids), Math.min(...ids), Math.max(...ids),
-  ]);
+  return sql.all<MessageRow>('SELECT * FROM outbox_messages WHERE id BETWEEN $2 AND $3 AND id = ANY($1::BIGINT[])', [list(ids), ...idRange(ids)]);
 }
 
 /** A message by its public id (evt_…). */
@@ -154,8 +159,11 @@ export async function recordAttempts(sql: Sql, attempts: AttemptRow[], updates: 
   await sql.run(
     `UPDATE outbox_deliveries SET status = u.status, attempts = u.attempts, next_attempt_at = u.next_attempt_at, lease_owner = NULL, lease_until = NULL
      FROM (SELECT unnest($1::BIGINT[]) AS id, unnest($2::VARCHAR[]) AS status, unnest($3::BIGINT[]) AS attempts, unnest($4::TIMESTAMP[]) AS next_attempt_at) u
-     WHERE outbox_deliveries.id = u.id`,
-    [list(updates.map((u) => u.id)), list(updates.map((u) => u.status)), list(updates.map((u) => u.attempts)), list(updates.map((u) => u.next_attempt_at))],
+     WHERE outbox_deliveries.id = u.id AND outbox_deliveries.id BETWEEN $5 AND $6`,
+    [
+      list(updates.map((u) => u.id)), list(updates.map((u) => u.status)), list(updates.map((u) => u.attempts)), list(updates.map((u) => u.next_attempt_at)),
+      ...idRange(updates.map((u) => u.id)),
+    ],
   );
 }
 

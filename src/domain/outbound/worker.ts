@@ -209,7 +209,11 @@ export class DeliveryWorker {
 
   /** Sends everything due now and waits until each attempt is recorded (tests, after moving the clock). */
   async runDue(): Promise<void> {
-    while ((await this.claimOnce()) > 0 || this.sends.size > 0) await Promise.race([...this.sends, new Promise((r) => setTimeout(r, 5))]);
+    for (;;) {
+      const inFlight = this.sends.size; // a claim made while attempts were in flight may have skipped their busy endpoints
+      if ((await this.claimOnce()) === 0 && inFlight === 0) return;
+      await Promise.race([...this.sends, new Promise((r) => setTimeout(r, 5))]);
+    }
   }
 
   /** Stops claiming and drops the attempts in flight unrecorded: their leases expire and they are sent again. */
