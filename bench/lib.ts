@@ -133,10 +133,13 @@ export async function load(options: {
   /** Each request chosen by this instead (a mix of endpoints). */
   mixed?: () => Mixed;
   method?: 'GET' | 'POST';
+  /** Requests per second over all connections at most (a steady load instead of as fast as it goes). */
+  rate?: number;
 }): Promise<LoadResult> {
   const result = await autocannon({
     url: options.url + options.path,
     connections: options.connections,
+    ...(options.rate === undefined ? {} : { overallRate: options.rate }),
     duration: options.seconds,
     method: options.method ?? 'POST',
     headers: { 'content-type': 'application/json', ...options.headers },

@@ -2,7 +2,7 @@
 // ceiling measured in the same run on the same machine; prints a table, merges the sections it ran
 // into bench/results.json (the latest run of every section) and writes docs/benchmarks.md from it
 // and bench/benchmarks-intro.md. `npm run bench -- docs` only writes the page again.
-// Sections: cli, sales, refunds, webhooks, clicks, links, mixed, flood, rate-limits, payouts, profile, demo, reports, partners, dashboard, exports, scaling (default: all). BENCH_CLICKS scales the demo
+// Sections: cli, sales, refunds, webhooks, outbound, clicks, links, mixed, flood, rate-limits, payouts, profile, demo, reports, partners, dashboard, exports, scaling (default: all). BENCH_CLICKS scales the demo
 // and report data down for a quick try (default 10,000,000); BENCH_SCALING lists the scaling sizes.
 // PARTNERKIT_BENCH_DATABASE_URL names a PostgreSQL database: the exports section then also measures the
 // export from PostgreSQL, and the rate-limits section (only then) the shared counters, each in a
@@ -26,6 +26,7 @@ import { benchRefunds } from './refunds.js';
 import { benchDemo, benchPartnerReport, benchPostgres, benchReports, benchScaling, demoDataSet } from './report.js';
 import { benchSales } from './sales.js';
 import { benchWebhooks } from './webhooks.js';
+import { benchOutbound } from './outbound.js';
 
 const args = process.argv.slice(2);
 const engineAt = args.indexOf('--engine');
@@ -197,6 +198,38 @@ if (wanted('refunds')) {
     met: r.refunds.rps.median >= r.sales.rps / 2 && r.refunds.p99.median <= 50,
   });
   record({ figure: 'every refund 2xx stored once', value: String(r.refunds.recordedExactly), ceiling: '—', ratio: '—', target: 'true', met: r.refunds.recordedExactly });
+}
+
+if (wanted('outbound')) {
+  section = 'outbound';
+  log('outbound: sales with one subscribed endpoint beside none (3 × 2 × 10 s), a backlog drained, the lag at 1,000 sales/s…');
+  const o = await benchOutbound();
+  results.outbound = o;
+  const ratio = o.sales.subscribed.median / o.sales.none.median;
+  record({
+    figure: 'sales with one subscribed endpoint (32 connections)',
+    value: `${spread(o.sales.subscribed)}/s`,
+    ceiling: `no endpoint, same run: ${spread(o.sales.none)}/s`,
+    ratio: `${ratio.toFixed(2)}×`,
+    target: '≥ 0.9×',
+    met: ratio >= 0.9,
+  });
+  record({
+    figure: 'deliveries to a receiver that answers at once',
+    value: `${fmt(o.deliveries.perSecond)}/s`,
+    ceiling: `a backlog of ${fmt(o.deliveries.backlog)} events`,
+    ratio: '—',
+    target: '≥ 1,000/s',
+    met: o.deliveries.perSecond >= 1000,
+  });
+  record({
+    figure: 'delivery lag p50 / p99 at 1,000 sales/s',
+    value: `${fmt(o.lag.p50)} / ${fmt(o.lag.p99)} ms`,
+    ceiling: `${fmt(o.lag.delivered)} events`,
+    ratio: '—',
+    target: 'p99 ≤ 1,000 ms',
+    met: o.lag.p99 <= 1000,
+  });
 }
 
 if (wanted('webhooks')) {

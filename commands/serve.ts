@@ -1,5 +1,6 @@
 import { Errors, Flags } from '@oclif/core';
 import type { LogLevel } from 'fastify';
+import { DEFAULT_WORKER_SETTINGS } from '../src/domain/outbound/worker.js';
 import { clockFromEnv } from '../src/clock.js';
 import { redactedUrl } from '../src/config.js';
 import { PartnerkitCommand } from '../src/cli/base.js';
@@ -65,6 +66,12 @@ export default class Serve extends PartnerkitCommand {
       },
       default: false,
     })(),
+    // Outbound webhooks (docs/outbound-webhooks.md#several-instances).
+    'webhook-lease-seconds': Flags.integer({
+      description: 'how long a claimed webhook delivery stays this instance\'s; a crashed instance\'s claims are taken over after it (more than the 10 s timeout)',
+      default: DEFAULT_WORKER_SETTINGS.leaseSeconds,
+      min: 11,
+    }),
     // Stopping (docs/exports.md#shutdown).
     'shutdown-timeout': Flags.integer({
       description: 'on SIGTERM/SIGINT, seconds requests in flight may take to finish before their connections are closed',
@@ -93,6 +100,7 @@ export default class Serve extends PartnerkitCommand {
         trustProxy: flags['trust-proxy'],
       },
       shutdownTimeoutSeconds: flags['shutdown-timeout'],
+      worker: { ...DEFAULT_WORKER_SETTINGS, leaseSeconds: flags['webhook-lease-seconds'] },
     });
     // The signals are handled from the moment the server is up (its discovery file written), not
     // after the start-up hint's query: a SIGTERM in between would end the process without a shutdown.

@@ -45,6 +45,11 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
     paths: ['/api/programs/', '/api/payouts/', '/api/payout-batches/'],
     load: async () => (await import('./http/routes/payouts.js')).payoutRoutes,
   },
+  {
+    name: 'outbound-webhooks',
+    paths: ['/api/programs/', '/api/webhook-endpoints/', '/api/webhook-events/'],
+    load: async () => (await import('./http/routes/outbound-webhooks.js')).outboundWebhookRoutes,
+  },
   { name: 'exports', paths: ['/api/programs/'], load: async () => (await import('./http/routes/exports.js')).exportRoutes },
   { name: 'sessions', paths: ['/api/me', '/api/session'], load: async () => (await import('./http/routes/sessions.js')).sessionRoutes },
   { name: 'portal', paths: ['/api/portal/'], load: async () => (await import('./http/routes/portal.js')).portalRoutes },

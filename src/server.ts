@@ -7,6 +7,7 @@ import { removeLeftoverExports } from './domain/exports.js';
 import type { AppDeps, EdgeSettings } from './http/deps.js';
 import { listPrograms } from './domain/provisioning.js';
 import { openLocalApp, type LocalApp } from './local.js';
+import { DEFAULT_WORKER_SETTINGS, DeliveryWorker, type WorkerSettings } from './domain/outbound/worker.js';
 
 export type ServeOptions = {
   dir: DataDir;
@@ -19,6 +20,8 @@ export type ServeOptions = {
   edge: EdgeSettings;
   /** On stop, how long requests in flight may take before their connections are closed (docs/exports.md#shutdown). */
   shutdownTimeoutSeconds: number;
+  /** The outbound webhooks' delivery worker (docs/outbound-webhooks.md#delivery); its defaults when absent. */
+  worker?: WorkerSettings;
 };
 
 /** How long `serve` lets requests in flight finish once asked to stop. */
@@ -34,6 +37,7 @@ export type RunningServer = LocalApp & { url: string; stop(): Promise<void> };
  * file so CLI commands go through this process, and on stop lets in-flight requests finish for up
  * to the shutdown timeout, closes the connections still open (a client that stopped reading an
  * export among them), checkpoints and closes the database, removes the file (docs/exports.md#shutdown).
+ * It runs the outbox's delivery worker meanwhile (docs/outbound-webhooks.md#delivery).
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   await checkPort(options.host, options.port);
@@ -55,6 +59,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const url = address.replace('[::1]', 'localhost');
   const discovery: Discovery = { url, pid: process.pid, startedAt: options.clock.now().toISOString() };
   writeFileSync(options.dir.discoveryFile, JSON.stringify(discovery), { mode: 0o600 });
+  const worker = new DeliveryWorker(local.deps, options.worker ?? DEFAULT_WORKER_SETTINGS).start();
   let stopping: Promise<void> | undefined;
   return {
     ...local,
@@ -63,6 +68,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       stopping ??= (async () => {
         const deadline = setTimeout(() => local.app.server.closeAllConnections(), options.shutdownTimeoutSeconds * 1000);
         try {
+          await worker.stop();
           await local.close();
         } finally {
           clearTimeout(deadline);

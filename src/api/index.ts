@@ -15,3 +15,4 @@ export * from './links.js';
 export * from './reports.js';
 export * from './tracking.js';
 export * from './webhooks.js';
+export * from './outbound-webhooks.js';

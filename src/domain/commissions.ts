@@ -4,6 +4,8 @@ import * as commissions from '../store/commissions.js';
 import type { CommissionView, PageRange } from '../store/commissions.js';
 import { viewedProgram, type Viewer } from './access.js';
 import type { Deps } from './deps.js';
+import type { Sql } from '../store/db.js';
+import { emit, wanted } from './outbound/events.js';
 
 export function commissionView(c: CommissionView): Commission {
   return {
@@ -21,6 +23,16 @@ export function commissionView(c: CommissionView): Commission {
     paidAt: c.paid_at?.toISOString() ?? null,
     reason: c.reason,
   };
+}
+
+/**
+ * commission.created or commission.updated of the program's commissions `ids`, read as the admin API
+ * answers them after the change, inside its transaction; read only when an endpoint wants them.
+ */
+export async function emitCommissions(deps: Deps, sql: Sql, programId: number, type: 'commission.created' | 'commission.updated', ids: number[]): Promise<void> {
+  if (ids.length === 0 || !(await wanted(deps.store, sql, programId, type))) return;
+  const views = await commissions.findCommissions(sql, programId, deps.clock.now(), ids);
+  await emit(deps, sql, views.map((c) => ({ programId, type, livemode: true, data: commissionView(c) })));
 }
 
 /** GET /api/programs/:programId/commissions: statuses as read now (docs/refunds-and-payouts.md#the-status-a-commission-reads-as), by id, a page of them. */
@@ -78,12 +90,13 @@ function refusalText(r: Refusal): string {
  * has changed; otherwise the answer is every named commission after the change, by id.
  */
 export async function reviewCommissions(
-  { store, clock }: Deps,
+  deps: Deps,
   viewer: Viewer,
   programId: number,
   review: Review,
   input: { ids: number[]; reason?: string },
 ): Promise<Commission[]> {
+  const { store, clock } = deps;
   const ids = [...new Set(input.ids)];
   return store.transaction(async (sql) => {
     await viewedProgram(store, sql, viewer, programId);
@@ -107,6 +120,7 @@ export async function reviewCommissions(
       await commissions.setCommissionStatus(sql, programId, changing.map((c) => c.id), REVIEWS[review].to, review === 'reject' ? (input.reason ?? null) : null);
       const open = changing.flatMap((c) => ofSale(c, false)).filter((id) => !ids.includes(id)); // one rejected alongside stays rejected
       if (open.length > 0) await commissions.setCommissionStatus(sql, programId, open, 'reversed', null);
+      await emitCommissions(deps, sql, programId, 'commission.updated', [...changing.map((c) => c.id), ...open]);
     }
     return (await commissions.findCommissions(sql, programId, now, ids)).map(commissionView);
   });

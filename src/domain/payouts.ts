@@ -8,6 +8,8 @@ import type { PayoutRow } from '../store/payouts.js';
 import { viewedProgram, viewedRow, type Viewer } from './access.js';
 import type { Deps } from './deps.js';
 import { exportFile, type ExportedPayout, type ExportResult } from './payout-export.js';
+import { emitCommissions } from './commissions.js';
+import { emit } from './outbound/events.js';
 
 /** A sum of cents as the API writes it: the nearest double (docs/reports.md#rounding). */
 const json = (cents: bigint) => Number(cents);
@@ -79,7 +81,8 @@ export async function previewPayouts({ store, clock }: Deps, viewer: Viewer, pro
  * writer, so a concurrent call sees this one's result and takes only what is left
  * (docs/refunds-and-payouts.md#creating-payouts).
  */
-export async function createPayouts({ store, clock }: Deps, viewer: Viewer, programId: number): Promise<PayoutBatch> {
+export async function createPayouts(deps: Deps, viewer: Viewer, programId: number): Promise<PayoutBatch> {
+  const { store, clock } = deps;
   return store.transaction(async (sql) => {
     const program = await viewedProgram(store, sql, viewer, programId);
     const now = clock.now();
@@ -90,7 +93,9 @@ export async function createPayouts({ store, clock }: Deps, viewer: Viewer, prog
     const first = await store.nextId(sql, 'payouts', due.length);
     await takeIntoPayouts(sql, programId, now, due.map((b, i) => ({ id: first + i, partnerId: b.partner_id, currency: b.currency })));
     await payouts.insertBatch(sql, { id: batchId, programId, createdAt: now }, first, first + due.length - 1);
-    return { batchId, payouts: (await payouts.batchPayouts(sql, batchId)).map(payoutView) };
+    const created = await payouts.batchPayouts(sql, batchId);
+    await emitPayouts(deps, sql, 'payout.created', created);
+    return { batchId, payouts: created.map(payoutView) };
   });
 }
 
@@ -100,6 +105,14 @@ export async function listPayouts({ store }: Deps, viewer: Viewer, programId: nu
     await viewedProgram(store, sql, viewer, programId);
     return (await payouts.programPayouts(sql, programId, { status })).map(payoutView);
   });
+}
+
+/** The payouts' event, and commission.updated of the commissions they took, paid or gave back (docs/outbound-webhooks.md#event-types). */
+async function emitPayouts(deps: Deps, sql: Sql, type: 'payout.created' | 'payout.paid' | 'payout.canceled', rows: PayoutRow[]): Promise<void> {
+  await emit(deps, sql, rows.map((p) => ({ programId: p.program_id, type, livemode: true, data: payoutView(p) })));
+  for (const programId of new Set(rows.map((p) => p.program_id))) {
+    await emitCommissions(deps, sql, programId, 'commission.updated', rows.filter((p) => p.program_id === programId).flatMap((p) => p.commission_ids));
+  }
 }
 
 const payoutNotFound = (id: number) => () => new AppError('not_found', `Payout ${id} not found`);
@@ -127,13 +140,16 @@ function refuse(p: PayoutRow, action: string): AppError {
  * POST /api/payouts/:payoutId/mark-paid and /cancel (docs/refunds-and-payouts.md#paying-and-canceling). A payout already in
  * the target status answers as it is: a retry changes nothing.
  */
-export async function settlePayout({ store, clock }: Deps, viewer: Viewer, id: number, action: 'paid' | 'canceled'): Promise<Payout> {
+export async function settlePayout(deps: Deps, viewer: Viewer, id: number, action: 'paid' | 'canceled'): Promise<Payout> {
+  const { store, clock } = deps;
   return store.transaction(async (sql) => {
     const payout = await viewedPayout(sql, viewer, id);
     if (payout.status === 'processing') {
       if (action === 'paid') await payouts.markPaid(sql, [id], clock.now());
       else await payouts.cancel(sql, [id]);
-      return payoutView((await payouts.findPayout(sql, id))!);
+      const settled = (await payouts.findPayout(sql, id))!;
+      await emitPayouts(deps, sql, action === 'paid' ? 'payout.paid' : 'payout.canceled', [settled]);
+      return payoutView(settled);
     }
     if (payout.status !== action) throw refuse(payout, action === 'paid' ? 'marked paid' : 'canceled');
     return payoutView(payout);
@@ -141,11 +157,14 @@ export async function settlePayout({ store, clock }: Deps, viewer: Viewer, id: n
 }
 
 /** POST /api/payout-batches/:batchId/mark-paid: every processing payout of the batch; the others stay as they are. */
-export async function markBatchPaid({ store, clock }: Deps, viewer: Viewer, batchId: number): Promise<PayoutBatch> {
+export async function markBatchPaid(deps: Deps, viewer: Viewer, batchId: number): Promise<PayoutBatch> {
+  const { store, clock } = deps;
   return store.transaction(async (sql) => {
     const processing = (await viewedBatch(sql, viewer, batchId)).filter((p) => p.status === 'processing').map((p) => p.id);
     if (processing.length > 0) await payouts.markPaid(sql, processing, clock.now());
-    return { batchId, payouts: (await payouts.batchPayouts(sql, batchId)).map(payoutView) };
+    const batch = await payouts.batchPayouts(sql, batchId);
+    await emitPayouts(deps, sql, 'payout.paid', batch.filter((p) => processing.includes(p.id)));
+    return { batchId, payouts: batch.map(payoutView) };
   });
 }
 

@@ -14,6 +14,7 @@ import { changingEnrollments } from './enrollment-cache.js';
 import { changingProgram, programNotFound } from './program-cache.js';
 import { endSessionsOf, issueSignIn } from './sessions.js';
 import type { Deps } from './deps.js';
+import { emit } from './outbound/events.js';
 import { randomCode, randomToken, sha256 } from './secrets.js';
 
 function commissionView(rule: CommissionRule): CommissionTerms {
@@ -242,7 +243,8 @@ export async function updatePartner({ store }: Deps, id: number, changes: Partne
   );
 }
 
-export async function enrollPartner({ store, clock }: Deps, programId: number, partnerId: number) {
+export async function enrollPartner(deps: Deps, programId: number, partnerId: number) {
+  const { store, clock } = deps;
   return store.transaction(async (sql) => {
     await requireProgram(sql, programId);
     requireActive(await requirePartner(sql, partnerId), 'be enrolled');
@@ -258,7 +260,9 @@ export async function enrollPartner({ store, clock }: Deps, programId: number, p
       created_at: clock.now(),
     };
     await partners.insertPartnerProgram(sql, row);
-    return { id: row.id, programId, partnerId, refCode: row.ref_code, createdAt: row.created_at.toISOString() };
+    const enrollment = { id: row.id, programId, partnerId, refCode: row.ref_code, createdAt: row.created_at.toISOString() };
+    await emit(deps, sql, [{ programId, type: 'partner.enrolled', livemode: true, data: enrollment }]);
+    return enrollment;
   });
 }
 

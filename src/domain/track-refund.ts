@@ -9,6 +9,9 @@ import { commissionAfterRefund } from './commission.js';
 import type { Deps } from './deps.js';
 import type { StripePayment } from './track-sale.js';
 import { batched } from './write-batcher.js';
+import { emitCommissions } from './commissions.js';
+import { emit } from './outbound/events.js';
+import { refundEvent } from './outbound/payloads.js';
 
 /** Who reports the refund: the API key's program and mode, or the webhook's program and the event's mode. */
 export type RefundSource = { programId: number; mode: SaleMode; source: 'api' | 'stripe' };
@@ -93,6 +96,7 @@ export async function recordRefunds(deps: Deps, sql: Sql, batch: PendingRefund[]
   const rows: RefundRow[] = [];
   const clawbacks: CommissionRow[] = [];
   const changed = new Map<number, CommissionChange>();
+  const programOf = new Map<number, number>(); // commission → program, of those the refunds change
 
   const outcomes = batch.map((refund, i): RefundOutcome => {
     const key = refundKeyOf(refund);
@@ -116,7 +120,10 @@ export async function recordRefunds(deps: Deps, sql: Sql, batch: PendingRefund[]
     });
     // Only live sales have commissions (loadSales): a test refund touches none.
     const effect = sale.commission ? refundCommission(sale, sale.commission, now, nextId) : undefined;
-    for (const change of effect?.changes ?? []) changed.set(change.id, change);
+    for (const change of effect?.changes ?? []) {
+      changed.set(change.id, change);
+      programOf.set(change.id, refund.programId);
+    }
     if (effect?.clawback) clawbacks.push(effect.clawback);
     return {
       kind: 'recorded', refundId: id, saleId: sale.id, refundedCents: sale.refunded_cents, remainingCents: sale.amount_cents - sale.refunded_cents,
@@ -127,6 +134,11 @@ export async function recordRefunds(deps: Deps, sql: Sql, batch: PendingRefund[]
   await refunds.insertRefunds(sql, rows);
   await sales.insertCommissions(sql, clawbacks);
   await refunds.updateCommissions(sql, [...changed.values()]);
+  await emit(deps, sql, rows.map(refundEvent));
+  for (const programId of new Set(batch.map((r) => r.programId))) {
+    await emitCommissions(deps, sql, programId, 'commission.updated', [...changed.keys()].filter((id) => programOf.get(id) === programId));
+    await emitCommissions(deps, sql, programId, 'commission.created', clawbacks.filter((c) => c.program_id === programId).map((c) => c.id));
+  }
   return outcomes;
 }
 

@@ -10,6 +10,8 @@ import { cachedPrograms, type CachedProgram } from './program-cache.js';
 import { CURRENCIES, type Currency, type SaleRequest } from '../api/index.js';
 import { findCustomersByClickIds } from './tracking.js';
 import { batched, type BatchRun } from './write-batcher.js';
+import { emit, type OutboundEvent } from './outbound/events.js';
+import { liveSaleEvents, testSaleEvent } from './outbound/payloads.js';
 
 /** Who reports the sale: the API key's program and mode, or the webhook's program. */
 export type SaleSource = { programId: number; apiKeyId: number | null; keyMode: SaleMode; source: 'api' | 'stripe' };
@@ -125,6 +127,8 @@ type BatchWrites = {
   commissions: CommissionRow[];
   testSales: TestSaleRow[];
   converted: Set<number>;
+  /** What the batch tells the program's webhook endpoints, written with it (docs/outbound-webhooks.md#the-outbox). */
+  events: OutboundEvent[];
 };
 
 /**
@@ -138,7 +142,7 @@ export async function recordSales(deps: Deps, sql: Sql, batch: PendingSale[], { 
   const keys = batch.map(transactionKeyOf);
   const seen = lookUpLedger ? await sales.findTransactions(sql, keys.filter((key) => key !== undefined)) : new Map<string, number | null>();
   const context = await loadContext(deps.store, sql, batch, seen);
-  const writes: BatchWrites = { transactions: [], saleEvents: [], commissions: [], testSales: [], converted: new Set() };
+  const writes: BatchWrites = { transactions: [], saleEvents: [], commissions: [], testSales: [], converted: new Set(), events: [] };
   const tests = batch.filter((sale) => sale.mode === 'test').length;
   const nextId = await deps.store.idAllocator(sql, { sale_events: batch.length - tests, commissions: batch.length - tests, test_sale_events: tests });
   const outcomes = batch.map((sale) => decide(sale, context, writes, nextId, now));
@@ -148,6 +152,7 @@ export async function recordSales(deps: Deps, sql: Sql, batch: PendingSale[], { 
   await sales.insertCommissions(sql, writes.commissions);
   await sales.insertTestSales(sql, writes.testSales);
   await tracking.markConverted(sql, [...writes.converted], now);
+  await emit(deps, sql, writes.events);
   return outcomes;
 }
 
@@ -188,7 +193,7 @@ function decide(
 
   if (mode === 'test') {
     const id = nextId('test_sale_events');
-    writes.testSales.push({
+    const row: TestSaleRow = {
       id,
       program_id: source.programId,
       api_key_id: source.apiKeyId ?? 0,
@@ -201,7 +206,9 @@ function decide(
       received_at: now,
       provider_payment_id: request.provider_payment_id ?? null,
       ...paymentIds(payment),
-    });
+    };
+    writes.testSales.push(row);
+    writes.events.push(testSaleEvent(row));
     remember(id);
     return { kind: 'test_recorded', eventId: id, programId: source.programId };
   }
@@ -224,7 +231,7 @@ function decide(
   const earnsCommission =
     !isRecurring ||
     renewalEarnsCommission(program.recurring_months, subscriptionKey === undefined ? undefined : context.firstSubscriptionSale.get(subscriptionKey), now);
-  writes.saleEvents.push({
+  const saleRow: SaleEventRow = {
     id: saleId,
     program_id: program.id,
     customer_id: customer.id,
@@ -246,18 +253,22 @@ function decide(
     occurred_at: request.occurred_at === undefined ? null : new Date(request.occurred_at),
     received_at: now,
     ...paymentIds(payment),
-  });
+  };
+  writes.saleEvents.push(saleRow);
   remember(saleId);
   if (subscriptionKey !== undefined && !context.firstSubscriptionSale.has(subscriptionKey)) context.firstSubscriptionSale.set(subscriptionKey, now);
   if (customer.status === 'lead') writes.converted.add(customer.id);
 
-  if (!earnsCommission) return { kind: 'recorded', saleId, commissionId: null };
+  if (!earnsCommission) {
+    writes.events.push(...liveSaleEvents(saleRow, customer.partner_id, undefined));
+    return { kind: 'recorded', saleId, commissionId: null };
+  }
   const rule = (request.product_id !== undefined && rules.get(request.product_id)) || {
     type: program.commission_type,
     value: program.commission_value,
   };
   const commissionId = nextId('commissions');
-  writes.commissions.push({
+  const commission: CommissionRow = {
     id: commissionId,
     program_id: program.id,
     sale_id: saleId,
@@ -272,7 +283,9 @@ function decide(
     paid_at: null,
     reason: null,
     percent_bp: rule.type === 'percent' ? rule.value : null,
-  });
+  };
+  writes.commissions.push(commission);
+  writes.events.push(...liveSaleEvents(saleRow, customer.partner_id, commission));
   return { kind: 'recorded', saleId, commissionId };
 }
 

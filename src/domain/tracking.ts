@@ -5,6 +5,8 @@ import { programKey } from '../store/program-key.js';
 import * as tracking from '../store/tracking.js';
 import type { ClickRow, CustomerRow } from '../store/tracking.js';
 import type { Deps } from './deps.js';
+import { emit } from './outbound/events.js';
+import { leadEvent } from './outbound/payloads.js';
 import { cachedEnrollments } from './enrollment-cache.js';
 import { randomToken } from './secrets.js';
 import { UniqueClicks, type ClickDeps, type Visitor } from './unique-clicks.js';
@@ -140,7 +142,8 @@ type PendingLead = { programId: number; input: LeadRequest };
  * A batch of leads: the customer keys and the clicks looked up in one statement each, then one
  * append. A key sent twice in one batch is decided in order, so the second finds the first.
  */
-async function recordLeads({ store, clock }: Deps, sql: Sql, leads: PendingLead[]): Promise<LeadOutcome[]> {
+async function recordLeads(deps: Deps, sql: Sql, leads: PendingLead[]): Promise<LeadOutcome[]> {
+  const { store, clock } = deps;
   const existing = await tracking.findCustomersByKeys(sql, leads.map(({ programId, input }) => ({ programId, customerKey: input.customer_key })));
   const known = new Map([...existing].map(([key, customer]) => [key, customer.id]));
   const clicks = new Map(
@@ -175,6 +178,7 @@ async function recordLeads({ store, clock }: Deps, sql: Sql, leads: PendingLead[
     return { kind: 'recorded', customerId: id };
   });
   await tracking.appendCustomers(sql, rows);
+  await emit(deps, sql, rows.map(leadEvent));
   return outcomes;
 }
 

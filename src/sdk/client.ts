@@ -6,6 +6,7 @@ import type {
   PortalPerformance, ProductRule, ProductRuleRequest, Program, RefundRequest,
   RefundResult, RejectCommissionsRequest, RetiredApiKey, RevokedSessions, RevokeSessionsRequest, SaleRequest, SaleResult, Session, SkipReason,
   UpdatePartnerRequest, UpdateProgramRequest, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
+  CreateEndpointRequest, DeliveryView, EndpointView, EndpointWithSecret, SentEvent, UpdateEndpointRequest,
 } from '../api/index.js';
 // The export's headers: constants of the API that load no schema (the SDK loads no zod).
 import { EXPORT_ROWS_HEADER, EXPORTED_PAYOUTS_HEADER, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER, TOTAL_COUNT_HEADER } from '../api/constants.js';
@@ -329,6 +330,27 @@ export class PartnerkitClient {
       return { file: response.body as string, exportedPayoutIds: headerList(response.headers[EXPORTED_PAYOUTS_HEADER]).map(Number), skipped };
     },
   };
+  /** Outbound webhooks (a member's session token or the admin token; docs/outbound-webhooks.md#the-admin-api). */
+  readonly webhookEndpoints = {
+    /** POST /api/programs/:programId/webhook-endpoints: the secret is in this answer only. */
+    create: (programId: number, body: CreateEndpointRequest) => this.post<EndpointWithSecret>(`/api/programs/${programId}/webhook-endpoints`, body),
+    /** GET /api/programs/:programId/webhook-endpoints */
+    list: (programId: number) => this.get<EndpointView[]>(`/api/programs/${programId}/webhook-endpoints`),
+    /** PATCH /api/webhook-endpoints/:endpointId */
+    update: (endpointId: number, body: UpdateEndpointRequest) => this.patch<EndpointView>(`/api/webhook-endpoints/${endpointId}`, body),
+    /** DELETE /api/webhook-endpoints/:endpointId */
+    remove: (endpointId: number) => this.request<EndpointView>({ method: 'DELETE', path: `/api/webhook-endpoints/${endpointId}` }),
+    /** POST /api/webhook-endpoints/:endpointId/rotate-secret: the new secret is in this answer only. */
+    rotateSecret: (endpointId: number) => this.post<EndpointWithSecret>(`/api/webhook-endpoints/${endpointId}/rotate-secret`),
+    /** POST /api/webhook-endpoints/:endpointId/test: one ping event. */
+    test: (endpointId: number) => this.post<SentEvent>(`/api/webhook-endpoints/${endpointId}/test`),
+    /** GET /api/webhook-endpoints/:endpointId/deliveries, newest first. */
+    deliveries: (endpointId: number, query: { status?: DeliveryView['status']; limit?: number } = {}) =>
+      this.get<DeliveryView[]>(withQuery(`/api/webhook-endpoints/${endpointId}/deliveries`, query)),
+    /** POST /api/webhook-events/:eventId/redeliver: to one endpoint, or to every endpoint the event went to. */
+    redeliver: (eventId: string, endpointId?: number) => this.post<SentEvent>(`/api/webhook-events/${encodeURIComponent(eventId)}/redeliver`, { endpointId }),
+  };
+
   /** A program's data as files (a member's session token or the admin token). */
   /**
    * GET /api/admin/backup (the admin token): a consistent snapshot of a DuckDB data dir, handed to

@@ -8,6 +8,7 @@ import { PartnerkitClient } from '../../src/sdk/client.js';
 import type { PortalCommissions, PortalMe, PortalPerformance } from '../../src/api/portal.js';
 import type { PerformanceReport } from '../../src/api/reports.js';
 import { BIN, cliEnv, runJson } from '../helpers/cli.js';
+import { receiver } from '../helpers/receiver.js';
 
 /**
  * The dashboard and the partner portal (docs/pages.md#the-dashboard-and-the-partner-portal) in Debian's headless Chromium
@@ -293,6 +294,32 @@ describe('the dashboard', () => {
       await expect.poll(() => page.locator('#payouts [role=status]').textContent()).toBe(`Payout ${payout.id} marked paid.`);
       expect((await member.payouts.get(payout.id)).status).toBe('paid');
       expect(await page.locator('#payout-list tbody tr td:nth-child(5)').allTextContents()).toEqual(['paid']);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('webhooks: add an endpoint (its secret shown once), see its delivery, redeliver it', async () => {
+    const hooks = await receiver();
+    const { context, page } = await open(`/dashboard?program=${manual.id}${await memberLink()}`);
+    try {
+      await page.locator('#webhooks h2').waitFor();
+      await page.locator('#webhook-url').fill(hooks.url);
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      await expect.poll(() => page.locator('#webhooks [role=status]').textContent()).toMatch(/^Endpoint \d+ added\. Its signing secret, shown only now: whsec_/);
+      const [endpoint] = await member.webhookEndpoints.list(manual.id);
+      expect(endpoint.url).toBe(hooks.url);
+      const { eventId } = await member.webhookEndpoints.test(endpoint.id);
+      await hooks.waitFor(1);
+      await expect.poll(async () => (await member.webhookEndpoints.deliveries(endpoint.id))[0].status).toBe('delivered');
+
+      await page.reload();
+      const row = page.locator(`[data-endpoint="${endpoint.id}"] tbody tr`).first();
+      await expect.poll(() => row.locator('td').allTextContents()).toEqual([eventId, 'ping', 'delivered', '1', '204', expect.any(String), 'Redeliver']);
+      await page.getByRole('button', { name: `Redeliver ${eventId}` }).click();
+      await expect.poll(() => page.locator('#webhooks [role=status]').textContent()).toBe(`Event ${eventId} queued again for endpoint ${endpoint.id}.`);
+      await hooks.waitFor(2);
+      expect(hooks.received.map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId]);
     } finally {
       await context.close();
     }

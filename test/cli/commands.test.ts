@@ -37,8 +37,8 @@ describe('help and completion', () => {
     const result = await runCli(['help', 'webhook'], cliEnv(tempDataDir()));
     expect(result.code).toBe(0);
     const text = result.stdout.replace(/\s+/g, ' ');
-    expect(text).toMatch(/^Stripe webhooks: events \(received, with outcomes\), replay \(sign and post fixtures\), secret \(set the signing secret\) USAGE \$ partnerkit webhook COMMAND COMMANDS/);
-    for (const command of ['webhook events', 'webhook replay', 'webhook secret']) expect(text).toContain(command);
+    expect(text).toMatch(/^Stripe webhooks in: events \(received, with outcomes\), replay \(sign and post fixtures\), secret \(set the signing secret\); webhooks out: endpoint \(a program's endpoints\), deliveries \(the delivery log\), redeliver \(send an event again\) USAGE \$ partnerkit webhook COMMAND TOPICS/);
+    for (const command of ['webhook events', 'webhook replay', 'webhook secret', 'webhook deliveries', 'webhook redeliver', 'webhook endpoint']) expect(text).toContain(command);
   });
 
   test('partnerkit autocomplete bash: instructions, and completions of every command and its flags', async () => {

@@ -21,6 +21,14 @@ async function processingPayout(t: TestApp, program: ProgramFixture): Promise<vo
   expect(response.json().payouts).toHaveLength(1);
 }
 
+/** A webhook endpoint of the program; its id. */
+async function webhookEndpoint(t: TestApp, program: ProgramFixture): Promise<number> {
+  const response = await t.app.inject({
+    method: 'POST', url: `/api/programs/${program.id}/webhook-endpoints`, payload: { url: 'https://example.com/hooks' }, headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  return response.json().id;
+}
+
 /** Every route that takes a credential, with a request it accepts. A route missing here fails the test at the end. */
 const ROUTES: AuthenticatedRoute[] = [
   {
@@ -255,6 +263,50 @@ const ROUTES: AuthenticatedRoute[] = [
       return { url: '/api/payout-batches/1/export?format=csv' };
     },
     invalidRequest: () => ({ url: '/api/payout-batches/1/export?format=pdf' }),
+  },
+  {
+    method: 'POST', route: '/api/programs/:programId/webhook-endpoints', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/webhook-endpoints`, payload: { url: 'https://example.com/hooks' } }),
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/webhook-endpoints`, payload: { url: 'ftp://example.com/' } }),
+  },
+  {
+    method: 'GET', route: '/api/programs/:programId/webhook-endpoints', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/webhook-endpoints` }),
+    invalidRequest: () => ({ url: '/api/programs/0/webhook-endpoints' }),
+  },
+  {
+    method: 'PATCH', route: '/api/webhook-endpoints/:endpointId', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => ({ url: `/api/webhook-endpoints/${await webhookEndpoint(t, program)}`, payload: { enabled: false } }),
+    invalidRequest: () => ({ url: '/api/webhook-endpoints/1', payload: {} }),
+  },
+  {
+    method: 'DELETE', route: '/api/webhook-endpoints/:endpointId', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => ({ url: `/api/webhook-endpoints/${await webhookEndpoint(t, program)}` }),
+    invalidRequest: () => ({ url: '/api/webhook-endpoints/01' }),
+  },
+  {
+    method: 'POST', route: '/api/webhook-endpoints/:endpointId/rotate-secret', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => ({ url: `/api/webhook-endpoints/${await webhookEndpoint(t, program)}/rotate-secret` }),
+    invalidRequest: () => ({ url: '/api/webhook-endpoints/x/rotate-secret' }),
+  },
+  {
+    method: 'POST', route: '/api/webhook-endpoints/:endpointId/test', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => ({ url: `/api/webhook-endpoints/${await webhookEndpoint(t, program)}/test` }),
+    invalidRequest: () => ({ url: '/api/webhook-endpoints/0/test' }),
+  },
+  {
+    method: 'GET', route: '/api/webhook-endpoints/:endpointId/deliveries', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => ({ url: `/api/webhook-endpoints/${await webhookEndpoint(t, program)}/deliveries` }),
+    invalidRequest: () => ({ url: '/api/webhook-endpoints/1/deliveries?status=sent' }),
+  },
+  {
+    method: 'POST', route: '/api/webhook-events/:eventId/redeliver', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => {
+      const endpoint = await webhookEndpoint(t, program);
+      const ping = await t.app.inject({ method: 'POST', url: `/api/webhook-endpoints/${endpoint}/test`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      return { url: `/api/webhook-events/${ping.json().eventId}/redeliver`, payload: {} };
+    },
+    invalidRequest: () => ({ url: '/api/webhook-events/nope/redeliver', payload: {} }),
   },
   {
     method: 'POST', route: `${ADMIN}/partners/:partnerId/sessions`, guard: 'admin', accepted: 200,

@@ -1,6 +1,7 @@
 import { BULK_WRITER, ROLLUPS_PENDING_SQL, rollUpStored } from '../rollups.js';
 import { SIGN_IN_CODES_SQL } from './012-sign-in-codes.js';
 import { REPORT_ROLLUPS_SQL } from './013-report-rollups.js';
+import { OUTBOX_SQL } from './014-outbox.js';
 import type { Migration } from './index.js';
 
 /*
@@ -201,4 +202,23 @@ const signInCodes: Migration = { version: 4, name: 'sign-in-codes', sql: SIGN_IN
  */
 const rollupsPending: Migration = { version: 5, name: 'rollups-pending', sql: ROLLUPS_PENDING_SQL };
 
-export const postgresMigrations: readonly Migration[] = [schema, rollups, rateCounters, signInCodes, rollupsPending];
+/**
+ * The outbox: DuckDB's migration 14, the ids every instance takes, and the indexes the worker's
+ * claims and the delivery log read by (docs/outbound-webhooks.md#the-outbox).
+ */
+const outbox: Migration = {
+  version: 6,
+  name: 'outbox',
+  sql: `
+${OUTBOX_SQL}
+INSERT INTO id_counters (name, next) SELECT unnest(ARRAY['webhook_endpoints', 'outbox_messages', 'outbox_deliveries', 'outbox_attempts']), 1;
+CREATE INDEX webhook_endpoints_program ON webhook_endpoints (program_id);
+CREATE INDEX outbox_messages_ref ON outbox_messages (ref);
+CREATE INDEX outbox_deliveries_due ON outbox_deliveries (next_attempt_at) WHERE status = 'pending';
+CREATE INDEX outbox_deliveries_message ON outbox_deliveries (message_id);
+CREATE INDEX outbox_deliveries_target ON outbox_deliveries (target_id, id);
+CREATE INDEX outbox_attempts_delivery ON outbox_attempts (delivery_id);
+`,
+};
+
+export const postgresMigrations: readonly Migration[] = [schema, rollups, rateCounters, signInCodes, rollupsPending, outbox];

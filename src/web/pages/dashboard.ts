@@ -8,6 +8,7 @@ import { formatCount, formatDay, formatMoney, formatPercent, formatTrend } from 
 import { moneySections } from './money.js';
 import { periodFromUrl, periodPicker, periodToQuery, reportQuery, setQuery, type PeriodChoice } from './period.js';
 import { start, type Shell } from './shell.js';
+import { webhooksSection } from './webhooks.js';
 
 /** The merchant dashboard (docs/pages.md#the-dashboard): one program's numbers over a period. */
 
@@ -66,6 +67,7 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
   const chart = h('section', { id: 'chart', 'aria-label': 'Daily chart' });
   const partners = h('section', { id: 'partners' });
   const money = h('div', { id: 'money' });
+  const webhooks = h('section', { id: 'webhooks' });
   show(
     shell.root,
     shell.header(
@@ -77,6 +79,7 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
     chart,
     partners,
     money,
+    webhooks,
   );
 
   const { client } = shell;
@@ -87,6 +90,7 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
   show(kpis, h('h2', {}, periodHeading(report)), h('div', { class: 'kpis' }, ...KPIS.map((k) => kpiCard(k, report, currency))));
   show(partners, leaderboard(byPartner, currency));
   moneySections(shell, money, programId, names, preview);
+  webhooksSection(shell, webhooks, programId);
 
   // The previous period's rows for the faint lines: the same report over the window the API named.
   const previous = await client.reports.performance(programId, { dateFrom: report.meta.previousPeriod.dateFrom, dateTo: report.meta.previousPeriod.dateTo });

@@ -164,6 +164,7 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
   void act(payoutStatus, () => loadPayouts(preview));
 }
 
-function say(where: HTMLElement, text: string): void {
+/** A status line under a section: what the last action did. */
+export function say(where: HTMLElement, text: string): void {
   show(where, h('p', { role: 'status' }, text));
 }

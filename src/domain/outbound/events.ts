@@ -1,0 +1,105 @@
+import { randomToken } from '../secrets.js';
+import type { EventType } from '../../api/index.js';
+import type { IdAllocator, Sql, Store } from '../../store/db.js';
+import * as outbox from '../../store/outbox.js';
+import type { Deps } from '../deps.js';
+import { cacheLifetime, ForgetfulCache, perStore } from '../store-cache.js';
+
+/** An event a change causes: its program, type, mode and `data`, the object after the change (docs/outbound-webhooks.md#the-body). */
+export type OutboundEvent = { programId: number; type: EventType; livemode: boolean; data: unknown };
+
+/** What a program's enabled endpoints subscribe to: each endpoint's id and its types (null: every type). */
+type Subscriptions = ReadonlyArray<{ id: number; events: ReadonlySet<string> | null }>;
+
+// Every sale batch asks which endpoints of its programs want its events: the answer is remembered,
+// and forgotten when an endpoint changes (changingEndpoints) or, on a shared database, after a
+// while (docs/store-engines.md#what-a-process-may-remember). A program without endpoints costs the
+// sale path no statement (docs/outbound-webhooks.md#the-outbox).
+const cacheOf = perStore((store) => new ForgetfulCache<number, Subscriptions>(Infinity, cacheLifetime(store)));
+
+async function subscriptions(store: Store, sql: Sql, programIds: number[]): Promise<Map<number, Subscriptions>> {
+  return cacheOf(store).getMany(programIds, async (missing) => {
+    const rows = (await outbox.programEndpoints(sql, missing)).filter((e) => e.enabled);
+    return missing.map((programId) => [
+      programId,
+      rows.filter((e) => e.program_id === programId).map((e) => ({ id: e.id, events: e.events === null ? null : new Set(e.events.split(',')) })),
+    ] as const);
+  });
+}
+
+/** The endpoints of a program that take events of `type`. */
+async function subscribers(store: Store, sql: Sql, programId: number, type: EventType): Promise<number[]> {
+  const subscribed = (await subscriptions(store, sql, [programId])).get(programId) ?? [];
+  return subscribed.filter((e) => type === 'ping' || e.events === null || e.events.has(type)).map((e) => e.id);
+}
+
+/** Whether any endpoint of the program takes events of `type`: the caller then builds their data. */
+export async function wanted(store: Store, sql: Sql, programId: number, type: EventType): Promise<boolean> {
+  return (await subscribers(store, sql, programId, type)).length > 0;
+}
+
+/** Forgets what the cache holds of a program's endpoints, after a change committed. */
+export function endpointsChanged(store: Store, programId: number): void {
+  cacheOf(store).forget((id) => id === programId);
+}
+
+/** Runs a change of a program's endpoints; the cache forgets the program once it settled. */
+export function changingEndpoints<T>(store: Store, programId: number, change: () => Promise<T>): Promise<T> {
+  return cacheOf(store).changing(change, (id) => id === programId);
+}
+
+/** The body of an event, byte for byte what is signed and sent on every attempt (docs/outbound-webhooks.md#the-body). */
+function body(ref: string, event: OutboundEvent, now: Date): string {
+  return JSON.stringify({ id: ref, type: event.type, created_at: now.toISOString(), livemode: event.livemode, program_id: event.programId, data: event.data });
+}
+
+/** A message's deliveries to `targets`, due now. */
+function deliveryRows(nextId: IdAllocator, messageId: number, targets: readonly number[], now: Date): outbox.DeliveryRow[] {
+  return targets.map((target) => ({
+    id: nextId('outbox_deliveries'), message_id: messageId, channel: 'webhook', target_id: target, status: 'pending', attempts: 0, next_attempt_at: now,
+    lease_owner: null, lease_until: null, created_at: now,
+  }));
+}
+
+/**
+ * Writes events into the outbox inside the caller's transaction, one delivery per subscribed
+ * endpoint (or per endpoint of `only`), due now: they commit or roll back with the change. Events
+ * nobody subscribes to write nothing. Answers each written event's id and deliveries.
+ */
+export async function emit(
+  { store, clock }: Deps,
+  sql: Sql,
+  events: readonly OutboundEvent[],
+  only?: readonly number[],
+): Promise<Array<{ ref: string; deliveries: number[] }>> {
+  const now = clock.now();
+  const targeted: Array<{ event: OutboundEvent; targets: readonly number[] }> = [];
+  for (const event of events) {
+    const targets = only ?? (await subscribers(store, sql, event.programId, event.type));
+    if (targets.length > 0) targeted.push({ event, targets });
+  }
+  if (targeted.length === 0) return [];
+  const deliveryCount = targeted.reduce((n, t) => n + t.targets.length, 0);
+  const nextId = await store.idAllocator(sql, { outbox_messages: targeted.length, outbox_deliveries: deliveryCount });
+  const messages: outbox.MessageRow[] = [];
+  const deliveries: outbox.DeliveryRow[] = [];
+  const sent = targeted.map(({ event, targets }) => {
+    const id = nextId('outbox_messages');
+    const ref = randomToken('evt_', 16);
+    messages.push({ id, channel: 'webhook', program_id: event.programId, type: event.type, ref, body: body(ref, event, now), created_at: now });
+    const rows = deliveryRows(nextId, id, targets, now);
+    deliveries.push(...rows);
+    return { ref, deliveries: rows.map((d) => d.id) };
+  });
+  await outbox.appendMessages(sql, messages);
+  await outbox.appendDeliveries(sql, deliveries);
+  return sent;
+}
+
+/** New deliveries of a stored message to `targets`, due now (a redelivery); answers their ids. */
+export async function redeliver({ store, clock }: Deps, sql: Sql, messageId: number, targets: readonly number[]): Promise<number[]> {
+  if (targets.length === 0) return [];
+  const rows = deliveryRows(await store.idAllocator(sql, { outbox_deliveries: targets.length }), messageId, targets, clock.now());
+  await outbox.appendDeliveries(sql, rows);
+  return rows.map((d) => d.id);
+}

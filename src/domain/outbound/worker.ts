@@ -1,0 +1,227 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as outbox from '../../store/outbox.js';
+import type { AttemptRow, DeliveryRow, DeliveryUpdate, EndpointRow, MessageRow } from '../../store/outbox.js';
+import type { Deps } from '../deps.js';
+import { batched, type BatchRun } from '../write-batcher.js';
+import { endpointsChanged } from './events.js';
+import { signatureHeader } from './signing.js';
+
+/** After each failed attempt, the wait before the next one; the 8th failure is final (docs/outbound-webhooks.md#retries). */
+export const RETRY_DELAYS_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 36_000] as const;
+/** How long an attempt may take before it counts as failed. */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+/** Bytes of an answer kept in the delivery log. */
+export const RESPONSE_BYTES = 1024;
+/** How long after a rotation the previous secret still signs. */
+export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
+
+export type WorkerSettings = {
+  /** How long a claimed delivery is this instance's; longer than an attempt may take. */
+  leaseSeconds: number;
+  /** How often the worker looks for due deliveries when it found none. */
+  pollMs: number;
+};
+
+export const DEFAULT_WORKER_SETTINGS: WorkerSettings = { leaseSeconds: 60, pollMs: 200 };
+
+/** Attempts in flight per endpoint at most: a slow endpoint holds only its own (docs/outbound-webhooks.md#delivery). */
+const PER_ENDPOINT = 32;
+/** Deliveries one claim takes at most. */
+const CLAIM_LIMIT = 256;
+
+/** What one attempt came to, ready to be recorded. */
+type Result = { delivery: DeliveryRow; attempt: Omit<AttemptRow, 'id'>; update: DeliveryUpdate; gone: EndpointRow | null };
+
+/** The delivery after an attempt that began at `at` (docs/outbound-webhooks.md#retries). */
+export function afterAttempt(delivery: DeliveryRow, ok: boolean, at: Date): DeliveryUpdate {
+  const attempts = delivery.attempts + 1;
+  if (ok) return { id: delivery.id, status: 'delivered', attempts, next_attempt_at: null };
+  if (attempts > RETRY_DELAYS_SECONDS.length) return { id: delivery.id, status: 'failed', attempts, next_attempt_at: null };
+  return { id: delivery.id, status: 'pending', attempts, next_attempt_at: new Date(at.getTime() + RETRY_DELAYS_SECONDS[attempts - 1] * 1000) };
+}
+
+/** Records a batch of attempts in one transaction: the attempts, their deliveries, and endpoints that answered 410. */
+async function recordResults(deps: Deps, sql: Parameters<typeof outbox.recordAttempts>[0], results: Result[], run: BatchRun): Promise<undefined[]> {
+  const nextId = await deps.store.idAllocator(sql, { outbox_attempts: results.length });
+  await outbox.recordAttempts(sql, results.map((r) => ({ id: nextId('outbox_attempts'), ...r.attempt })), results.map((r) => r.update));
+  const gone = [...new Map(results.flatMap((r) => (r.gone ? [[r.gone.id, r.gone] as const] : []))).values()];
+  await outbox.disableEndpoints(sql, gone.map((e) => e.id), 'The endpoint answered 410 Gone');
+  for (const endpoint of gone) run.afterCommit(() => endpointsChanged(deps.store, endpoint.program_id));
+  return results.map(() => undefined);
+}
+
+const record = batched(recordResults);
+
+/** partnerkit's version, from its package.json (the sender's user-agent). */
+function packageVersion(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'partnerkit') return pkg.version ?? '0.0.0';
+    }
+  }
+  return '0.0.0';
+}
+
+const USER_AGENT = `partnerkit/${packageVersion()}`;
+
+/**
+ * The outbox's delivery loop (docs/outbound-webhooks.md#delivery): claims due webhook deliveries
+ * with a lease, sends each with its own timeout, at most PER_ENDPOINT at a time per endpoint, and
+ * records the attempts in batches. Sending never holds the store's writer; what a stopped or
+ * killed worker held is claimed again once its lease expires.
+ */
+export class DeliveryWorker {
+  private readonly owner = randomUUID();
+  private readonly inFlight = new Map<number, number>(); // endpoint id → attempts in flight
+  private readonly sends = new Set<Promise<void>>();
+  private readonly requests = new Set<http.ClientRequest>();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly settings: WorkerSettings = DEFAULT_WORKER_SETTINGS,
+  ) {}
+
+  /** Starts polling. */
+  start(): this {
+    this.schedule(0);
+    return this;
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), ms);
+  }
+
+  private async tick(): Promise<void> {
+    const claimed = await this.claimOnce().catch(() => 0); // a store that failed or closed: try again at the next poll
+    this.schedule(claimed === CLAIM_LIMIT ? 0 : this.settings.pollMs);
+  }
+
+  /**
+   * Claims what is due and starts sending it; answers how many it claimed. One claim at a time:
+   * the poll and runDue share it.
+   */
+  private claimOnce(): Promise<number> {
+    this.running ??= this.claim().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async claim(): Promise<number> {
+    if (this.stopped) return 0;
+    const now = this.deps.clock.now();
+    const busyTargets = [...this.inFlight].filter(([, n]) => n >= PER_ENDPOINT).map(([id]) => id);
+    const claim = { owner: this.owner, now, leaseUntil: new Date(now.getTime() + this.settings.leaseSeconds * 1000), limit: CLAIM_LIMIT, channel: 'webhook' as const, busyTargets };
+    const deliveries = await this.deps.store.transaction((sql) => outbox.claimDue(sql, claim));
+    if (deliveries.length === 0) return 0;
+    const { messages, endpoints } = await this.deps.store.read(async (sql) => ({
+      messages: new Map((await outbox.findMessages(sql, [...new Set(deliveries.map((d) => d.message_id))])).map((m) => [m.id, m])),
+      endpoints: new Map((await outbox.findEndpoints(sql, [...new Set(deliveries.map((d) => d.target_id))])).map((e) => [e.id, e])),
+    }));
+    for (const delivery of deliveries) this.startSend(delivery, messages.get(delivery.message_id)!, endpoints.get(delivery.target_id)!);
+    return deliveries.length;
+  }
+
+  private startSend(delivery: DeliveryRow, message: MessageRow, endpoint: EndpointRow): void {
+    this.inFlight.set(endpoint.id, (this.inFlight.get(endpoint.id) ?? 0) + 1);
+    const send = this.attempt(delivery, message, endpoint)
+      .then((result) => (this.stopped ? undefined : record(this.deps, result)))
+      .catch(() => undefined) // not recorded: the lease expires and the delivery is claimed again
+      .finally(() => {
+        this.inFlight.set(endpoint.id, this.inFlight.get(endpoint.id)! - 1);
+        this.sends.delete(send);
+        if (this.inFlight.get(endpoint.id) === PER_ENDPOINT - 1) this.schedule(0);
+      });
+    this.sends.add(send);
+  }
+
+  /** One attempt; an endpoint removed or disabled since the claim settles its delivery as failed without a request. */
+  private async attempt(delivery: DeliveryRow, message: MessageRow, endpoint: EndpointRow): Promise<Result> {
+    const at = this.deps.clock.now();
+    if (endpoint.removed_at !== null || !endpoint.enabled) {
+      const reason = endpoint.removed_at !== null ? 'endpoint removed' : 'endpoint disabled';
+      return { delivery, attempt: { delivery_id: delivery.id, attempted_at: at, status_code: null, error: reason, duration_ms: 0, response: null }, update: { id: delivery.id, status: 'failed', attempts: delivery.attempts, next_attempt_at: null }, gone: null };
+    }
+    const started = performance.now();
+    const answer = await this.post(endpoint, message, at);
+    const durationMs = Math.round(performance.now() - started);
+    const ok = answer.status !== null && answer.status >= 200 && answer.status < 300;
+    return {
+      delivery,
+      attempt: { delivery_id: delivery.id, attempted_at: at, status_code: answer.status, error: answer.error, duration_ms: durationMs, response: answer.body },
+      update: answer.status === 410 ? { id: delivery.id, status: 'failed', attempts: delivery.attempts + 1, next_attempt_at: null } : afterAttempt(delivery, ok, at),
+      gone: answer.status === 410 ? endpoint : null,
+    };
+  }
+
+  /** The signed POST (docs/outbound-webhooks.md#headers-and-signature); no redirect is followed, nothing waits past the timeout. */
+  private post(endpoint: EndpointRow, message: MessageRow, at: Date): Promise<{ status: number | null; error: string | null; body: string | null }> {
+    const timestamp = Math.floor(at.getTime() / 1000);
+    const secrets = [endpoint.secret];
+    if (endpoint.previous_secret !== null && endpoint.previous_secret_until !== null && endpoint.previous_secret_until > at) secrets.push(endpoint.previous_secret);
+    const url = new URL(endpoint.url);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      'webhook-id': message.ref,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader(secrets, message.ref, timestamp, message.body),
+      'content-length': String(Buffer.byteLength(message.body)),
+    };
+    return new Promise((resolve) => {
+      const request = (url.protocol === 'https:' ? https : http).request(url, { method: 'POST', headers, timeout: ATTEMPT_TIMEOUT_MS });
+      this.requests.add(request);
+      const deadline = setTimeout(() => request.destroy(new Error(`no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`)), ATTEMPT_TIMEOUT_MS);
+      const settle = (answer: { status: number | null; error: string | null; body: string | null }) => {
+        clearTimeout(deadline);
+        this.requests.delete(request);
+        resolve(answer);
+      };
+      request.on('error', (error) => settle({ status: null, error: error.message, body: null }));
+      request.on('response', (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const done = () => settle({ status: response.statusCode ?? null, error: null, body: Buffer.concat(chunks).subarray(0, RESPONSE_BYTES).toString('utf8') });
+        response.on('data', (chunk: Buffer) => {
+          if (size < RESPONSE_BYTES) chunks.push(chunk);
+          size += chunk.length;
+          if (size >= RESPONSE_BYTES) {
+            response.destroy();
+            done();
+          }
+        });
+        response.on('end', done);
+        response.on('error', done);
+      });
+      request.end(message.body);
+    });
+  }
+
+  /** Sends everything due now and waits until each attempt is recorded (tests, after moving the clock). */
+  async runDue(): Promise<void> {
+    for (;;) {
+      const inFlight = this.sends.size; // a claim made while attempts were in flight may have skipped their busy endpoints
+      if ((await this.claimOnce()) === 0 && inFlight === 0) return;
+      await Promise.race([...this.sends, new Promise((r) => setTimeout(r, 5))]);
+    }
+  }
+
+  /** Stops claiming and drops the attempts in flight unrecorded: their leases expire and they are sent again. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    for (const request of this.requests) request.destroy(new Error('partnerkit is stopping'));
+    await this.running;
+    await Promise.all(this.sends);
+  }
+}
