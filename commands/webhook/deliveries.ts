@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
-import { DELIVERY_STATUSES, type DeliveryView } from '../../src/api/index.js';
+import { DELIVERY_STATUSES } from '../../src/api/constants.js';
+import type { DeliveryView } from '../../src/api/index.js';
 import { PartnerkitCommand, sessionTokenFlag } from '../../src/cli/base.js';
 import { endpointFlag, renderDeliveries } from '../../src/cli/webhook-endpoints.js';
 import { clockFromEnv } from '../../src/clock.js';

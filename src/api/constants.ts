@@ -78,3 +78,12 @@ export const EXPORT_ROWS_HEADER = 'partnerkit-export-rows';
 export function dataExportFileName(programId: number, table: ExportTable, format: DataFormat): string {
   return `program-${programId}-${table}.${format}`;
 }
+
+/** What partnerkit sends to a program's endpoints (docs/outbound-webhooks.md#event-types). `partner.applied` arrives with applications. */
+export const EVENT_TYPES = [
+  'lead.created', 'sale.created', 'commission.created', 'commission.updated', 'refund.created', 'payout.created', 'payout.paid', 'payout.canceled',
+  'partner.enrolled', 'partner.applied', 'ping',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;

@@ -1,14 +1,6 @@
 import { z } from 'zod';
 import { instant, pathId } from './common.js';
-
-/** What partnerkit sends to a program's endpoints (docs/outbound-webhooks.md#event-types). `partner.applied` arrives with applications. */
-export const EVENT_TYPES = [
-  'lead.created', 'sale.created', 'commission.created', 'commission.updated', 'refund.created', 'payout.created', 'payout.paid', 'payout.canceled',
-  'partner.enrolled', 'partner.applied', 'ping',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+import { DELIVERY_STATUSES, EVENT_TYPES } from './constants.js';
 
 /** The longest endpoint URL accepted. */
 export const MAX_ENDPOINT_URL = 2048;

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
-import { EVENT_TYPES, type DeliveryView, type EndpointView, type EventType } from '../api/index.js';
+import { EVENT_TYPES, type EventType } from '../api/constants.js';
+import type { DeliveryView, EndpointView } from '../api/index.js';
 import { formatWhen, renderTable } from './output.js';
 
 /** `--events a,b`: event types, comma-separated, each one partnerkit sends. */

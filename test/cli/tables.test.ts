@@ -58,6 +58,8 @@ const TABLE_COMMANDS: Record<string, string[]> = {
   'program list': [],
   'report partners': ['1', '--period', '30d'],
   'report performance': ['1', '--period', '30d'],
+  'webhook deliveries': ['--endpoint', '1'],
+  'webhook endpoint list': ['--program', '1'],
   'webhook events': ['--program', '1'],
 };
 
@@ -72,6 +74,8 @@ describe('every table fits 80 columns', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'partnerkit-tables-'));
     env = cliEnv(dataDir, { PARTNERKIT_NOW: NOW, TZ });
     const program = await runJson(['program', 'create', '--name', PROGRAM, '--commission-percent', '90', '--hold-days', '0', '--approval', 'manual'], env);
+    // An endpoint with a long URL: each sale below leaves it a pending delivery (no server sends them).
+    await runJson(['webhook', 'endpoint', 'add', '--program', '1', '--endpoint-url', `https://hooks.northwind-trading-company.example/${'partnerkit-events/'.repeat(4)}incoming`], env);
     await runJson(['partner', 'create', '--name', PARTNER, '--email', 'max@northwind.example'], env);
     await runJson(['partner', 'create', '--name', 'Ada Lovelace', '--email', 'ada@example.com'], env);
     const refs = [(await runJson(['partner', 'enroll', '--program', '1', '--partner', '1'], env)).refCode, (await runJson(['partner', 'enroll', '--program', '1', '--partner', '2'], env)).refCode];

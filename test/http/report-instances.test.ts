@@ -89,10 +89,9 @@ describe('reports over events written through two instances of one database', ()
   });
 });
 
-/** The migrations a store of the test engine is opened with, all but the last, and all. */
-/** On PostgreSQL the migrations before the one that builds the rollups from stored events; on DuckDB, whose reports scan the events, all but the last. */
-const EARLIER_MIGRATIONS =
-  TEST_ENGINE === 'postgres' ? postgresMigrations.filter((m) => m.version < postgresMigrations.find((r) => r.name === 'report rollups')!.version) : migrations.slice(0, -1);
+/** The migrations of the test's engine before the one that builds the rollups from the events already stored. */
+const before = <M extends { version: number; name: string }>(all: readonly M[], name: string) => all.filter((m) => m.version < all.find((r) => r.name === name)!.version);
+const EARLIER_MIGRATIONS = TEST_ENGINE === 'postgres' ? before(postgresMigrations, 'report rollups') : before(migrations, 'report-rollups');
 
 describe('events stored before the rollups existed', () => {
   test('are reported after it as the events give them', async () => {
