@@ -114,19 +114,18 @@ export type Claim = { owner: string; now: Date; leaseUntil: Date; limit: number;
  */
 export async function claimDue(sql: Sql, claim: Claim): Promise<DeliveryRow[]> {
   const free = '(lease_until IS NULL OR lease_until <= $3)';
-  const claimed = await sql.all<{ id: number }>(
+  const claimed = await sql.all<DeliveryRow>(
     `UPDATE outbox_deliveries SET lease_owner = $1, lease_until = $2
      WHERE id IN (
        SELECT id FROM outbox_deliveries
        WHERE status = 'pending' AND channel = $4 AND next_attempt_at <= $3 AND ${free} AND NOT (target_id = ANY($5::BIGINT[]))
        ORDER BY next_attempt_at, id LIMIT $6
      ) AND ${free}
-     RETURNING id`,
+     RETURNING *`,
     [claim.owner, claim.leaseUntil, claim.now, claim.channel, list(claim.busyTargets), claim.limit],
   );
-  if (claimed.length === 0) return [];
-  const ids = claimed.map((c) => c.id);
-  return sql.all<DeliveryRow>('SELECT * FROM outbox_deliveries WHERE id BETWEEN $2 AND $3 AND id = ANY($1::BIGINT[]) ORDER BY next_attempt_at, id', [list(ids), ...idRange(ids)]);
+  // RETURNING keeps no order: the longest due go first.
+  return claimed.sort((a, b) => a.next_attempt_at!.getTime() - b.next_attempt_at!.getTime() || a.id - b.id);
 }
 
 /**
@@ -181,13 +180,12 @@ export type DeliveryLogRow = DeliveryRow & {
 /** An endpoint's deliveries, newest first, optionally of one status. */
 export function endpointDeliveries(sql: Sql, endpointId: number, status: DeliveryStatus | undefined, limit: number): Promise<DeliveryLogRow[]> {
   return sql.all<DeliveryLogRow>(
-    `SELECT d.*, m.ref AS event_ref, m.type AS event_type, a.attempted_at AS last_attempt_at, a.status_code AS last_status_code, a.error AS last_error,
+    `WITH d AS (SELECT * FROM outbox_deliveries WHERE target_id = $1 AND channel = 'webhook' AND ($2::VARCHAR IS NULL OR status = $2) ORDER BY id DESC LIMIT $3)
+     SELECT d.*, m.ref AS event_ref, m.type AS event_type, a.attempted_at AS last_attempt_at, a.status_code AS last_status_code, a.error AS last_error,
        a.duration_ms AS last_duration_ms, a.response AS last_response
-     FROM (SELECT * FROM outbox_deliveries WHERE target_id = $1 AND channel = 'webhook' AND ($2::VARCHAR IS NULL OR status = $2) ORDER BY id DESC LIMIT $3) d
+     FROM d
      JOIN outbox_messages m ON m.id = d.message_id
-     LEFT JOIN (SELECT DISTINCT ON (delivery_id) * FROM outbox_attempts WHERE delivery_id IN (
-       SELECT id FROM outbox_deliveries WHERE target_id = $1 AND channel = 'webhook' AND ($2::VARCHAR IS NULL OR status = $2) ORDER BY id DESC LIMIT $3
-     ) ORDER BY delivery_id, id DESC) a ON a.delivery_id = d.id
+     LEFT JOIN (SELECT DISTINCT ON (delivery_id) * FROM outbox_attempts WHERE delivery_id IN (SELECT id FROM d) ORDER BY delivery_id, id DESC) a ON a.delivery_id = d.id
      ORDER BY d.id DESC`,
     [endpointId, status ?? null, limit],
   );

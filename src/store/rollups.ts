@@ -414,9 +414,8 @@ export function partnerRows<T>(
   enrollmentId?: number,
 ): Promise<T[]> {
   const split = enrollmentId === undefined ? 'enrollment' : 'day';
-  let texts = partnerTexts.get(template);
-  if (!texts) partnerTexts.set(template, (texts = perShape((l) => template(partnerCtes(split, l)))));
-  const statement = texts;
+  const statement = partnerTexts.get(template) ?? perShape((l) => template(partnerCtes(split, l)));
+  partnerTexts.set(template, statement);
   return sql.withPendingTables((pending) => {
     const c = coverOf(pending, programId, w);
     return sql.all<T>(statement(c), enrollmentId === undefined ? c.params : [...c.params, enrollmentId, dayValue(w.from), dayValue(w.to)]);
