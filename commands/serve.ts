@@ -68,7 +68,7 @@ export default class Serve extends PartnerkitCommand {
     })(),
     // Outbound webhooks (docs/outbound-webhooks.md#several-instances).
     'webhook-lease-seconds': Flags.integer({
-      description: 'how long a claimed webhook delivery stays this instance\'s; a crashed instance\'s claims are taken over after it (more than the 10 s timeout)',
+      description: 'on PostgreSQL, how long a claimed webhook delivery stays this instance\'s; a crashed instance\'s claims are taken over after it (more than the 10 s timeout)',
       default: DEFAULT_WORKER_SETTINGS.leaseSeconds,
       min: 11,
     }),

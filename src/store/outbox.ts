@@ -105,24 +105,35 @@ export function appendDeliveries(sql: Sql, rows: DeliveryRow[]): Promise<void> {
   ], rows);
 }
 
-export type Claim = { owner: string; now: Date; leaseUntil: Date; limit: number; channel: 'webhook'; busyTargets: number[] };
+/**
+ * What a claim takes: up to `limit` due deliveries of the channel, not of a busy target, not held
+ * in memory already. With a `lease` it writes one on each (the instance's id and its expiry) and
+ * takes only deliveries whose lease is free or expired; without, it only reads them.
+ */
+export type Claim = {
+  now: Date;
+  limit: number;
+  channel: 'webhook';
+  busyTargets: number[];
+  held: number[];
+  lease: { owner: string; until: Date } | null;
+};
 
 /**
- * Takes up to `limit` due deliveries of the channel whose lease is free or expired, skipping busy
- * targets: their lease names `owner` until `leaseUntil`. The lease is checked again by the UPDATE
- * itself, so two instances claiming at once never both take a delivery (docs/outbound-webhooks.md#several-instances).
+ * Takes the longest-due deliveries a claim may (docs/outbound-webhooks.md#several-instances). A
+ * lease is checked again by the UPDATE that writes it, so two instances claiming at once never both
+ * take a delivery; a database only this process writes needs none, and a claim is then a read.
  */
 export async function claimDue(sql: Sql, claim: Claim): Promise<DeliveryRow[]> {
-  const free = '(lease_until IS NULL OR lease_until <= $3)';
+  const due = `status = 'pending' AND channel = $1 AND next_attempt_at <= $2 AND NOT (target_id = ANY($3::BIGINT[])) AND NOT (id = ANY($4::BIGINT[]))`;
+  const params = [claim.channel, claim.now, list(claim.busyTargets), list(claim.held), claim.limit];
+  if (claim.lease === null) return sql.all<DeliveryRow>(`SELECT * FROM outbox_deliveries WHERE ${due} ORDER BY next_attempt_at, id LIMIT $5`, params);
+  const free = '(lease_until IS NULL OR lease_until <= $2)';
   const claimed = await sql.all<DeliveryRow>(
-    `UPDATE outbox_deliveries SET lease_owner = $1, lease_until = $2
-     WHERE id IN (
-       SELECT id FROM outbox_deliveries
-       WHERE status = 'pending' AND channel = $4 AND next_attempt_at <= $3 AND ${free} AND NOT (target_id = ANY($5::BIGINT[]))
-       ORDER BY next_attempt_at, id LIMIT $6
-     ) AND ${free}
+    `UPDATE outbox_deliveries SET lease_owner = $6, lease_until = $7
+     WHERE id IN (SELECT id FROM outbox_deliveries WHERE ${due} AND ${free} ORDER BY next_attempt_at, id LIMIT $5) AND ${free}
      RETURNING *`,
-    [claim.owner, claim.leaseUntil, claim.now, claim.channel, list(claim.busyTargets), claim.limit],
+    [...params, claim.lease.owner, claim.lease.until],
   );
   // RETURNING keeps no order: the longest due go first.
   return claimed.sort((a, b) => a.next_attempt_at!.getTime() - b.next_attempt_at!.getTime() || a.id - b.id);

@@ -33,6 +33,11 @@ export const DEFAULT_WORKER_SETTINGS: WorkerSettings = { leaseSeconds: 60, pollM
 const PER_ENDPOINT = 32;
 /** Deliveries one claim takes at most. */
 const CLAIM_LIMIT = 256;
+/**
+ * How long a finished attempt waits to be recorded with the others that finish meanwhile: one
+ * transaction for many, so the deliveries take the store's writer from the sales as little as may be.
+ */
+const RECORD_EVERY_MS = 100;
 
 /** What one attempt came to, ready to be recorded. */
 type Result = { delivery: DeliveryRow; attempt: Omit<AttemptRow, 'id'>; update: DeliveryUpdate; gone: EndpointRow | null };
@@ -57,6 +62,9 @@ async function recordResults(deps: Deps, sql: Parameters<typeof outbox.recordAtt
 
 const record = batched(recordResults);
 
+/** Attempts finished and not yet handed to `record`, each with the caller waiting for its recording. */
+type Unrecorded = Array<{ result: Result; recorded: (done: Promise<undefined>) => void }>;
+
 /** partnerkit's version, from its package.json (the sender's user-agent). */
 function packageVersion(): string {
   for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
@@ -73,13 +81,17 @@ const USER_AGENT = `partnerkit/${packageVersion()}`;
 
 /**
  * The outbox's delivery loop (docs/outbound-webhooks.md#delivery): claims due webhook deliveries
- * with a lease, sends each with its own timeout, at most PER_ENDPOINT at a time per endpoint, and
- * records the attempts in batches. Sending never holds the store's writer; what a stopped or
- * killed worker held is claimed again once its lease expires.
+ * (with a lease where other instances claim too), sends each with its own timeout, at most
+ * PER_ENDPOINT at a time per endpoint, and records the attempts in batches. Sending never holds the
+ * store's writer; what a stopped or killed worker held is claimed again once its lease expires, or
+ * at once by the next worker of a database no other process writes.
  */
 export class DeliveryWorker {
   private readonly owner = randomUUID();
   private readonly inFlight = new Map<number, number>(); // endpoint id → attempts in flight
+  private readonly held = new Set<number>(); // deliveries claimed and not yet recorded: no claim takes them again
+  private unrecorded: Unrecorded = [];
+  private recordTimer: NodeJS.Timeout | undefined;
   private readonly sends = new Set<Promise<void>>();
   private readonly requests = new Set<http.ClientRequest>();
   private timer: NodeJS.Timeout | undefined;
@@ -119,30 +131,64 @@ export class DeliveryWorker {
 
   private async claim(): Promise<number> {
     if (this.stopped) return 0;
-    const now = this.deps.clock.now();
-    const busyTargets = [...this.inFlight].filter(([, n]) => n >= PER_ENDPOINT).map(([id]) => id);
-    const claim = { owner: this.owner, now, leaseUntil: new Date(now.getTime() + this.settings.leaseSeconds * 1000), limit: CLAIM_LIMIT, channel: 'webhook' as const, busyTargets };
-    const deliveries = await this.deps.store.transaction((sql) => outbox.claimDue(sql, claim));
+    const { store, clock } = this.deps;
+    const now = clock.now();
+    const claim: outbox.Claim = {
+      now,
+      limit: CLAIM_LIMIT,
+      channel: 'webhook',
+      busyTargets: [...this.inFlight].filter(([, n]) => n >= PER_ENDPOINT).map(([id]) => id),
+      held: [...this.held],
+      lease: store.shared ? { owner: this.owner, until: new Date(now.getTime() + this.settings.leaseSeconds * 1000) } : null,
+    };
+    const deliveries = await (claim.lease ? store.transaction((sql) => outbox.claimDue(sql, claim)) : store.read((sql) => outbox.claimDue(sql, claim)));
     if (deliveries.length === 0) return 0;
-    const { messages, endpoints } = await this.deps.store.read(async (sql) => ({
+    for (const delivery of deliveries) this.held.add(delivery.id);
+    const { messages, endpoints } = await store.read(async (sql) => ({
       messages: new Map((await outbox.findMessages(sql, [...new Set(deliveries.map((d) => d.message_id))])).map((m) => [m.id, m])),
       endpoints: new Map((await outbox.findEndpoints(sql, [...new Set(deliveries.map((d) => d.target_id))])).map((e) => [e.id, e])),
-    }));
+    })).catch((error: unknown) => {
+      for (const delivery of deliveries) this.held.delete(delivery.id);
+      throw error;
+    });
     for (const delivery of deliveries) this.startSend(delivery, messages.get(delivery.message_id)!, endpoints.get(delivery.target_id)!);
     return deliveries.length;
   }
 
+  /**
+   * Sends one delivery and records its attempt. The endpoint's place is free once the answer is in;
+   * the delivery is held until its attempt is recorded (or could not be: it is then due again).
+   */
   private startSend(delivery: DeliveryRow, message: MessageRow, endpoint: EndpointRow): void {
     this.inFlight.set(endpoint.id, (this.inFlight.get(endpoint.id) ?? 0) + 1);
     const send = this.attempt(delivery, message, endpoint)
-      .then((result) => (this.stopped ? undefined : record(this.deps, result)))
-      .catch(() => undefined) // not recorded: the lease expires and the delivery is claimed again
       .finally(() => {
         this.inFlight.set(endpoint.id, this.inFlight.get(endpoint.id)! - 1);
-        this.sends.delete(send);
         if (this.inFlight.get(endpoint.id) === PER_ENDPOINT - 1) this.schedule(0);
+      })
+      .then((result) => (this.stopped ? undefined : this.recordSoon(result)))
+      .catch(() => undefined) // not recorded: due again (after its lease, where there is one)
+      .finally(() => {
+        this.held.delete(delivery.id);
+        this.sends.delete(send);
       });
     this.sends.add(send);
+  }
+
+  /** Records an attempt with the others finished within RECORD_EVERY_MS (or a claim's worth, sooner). */
+  private recordSoon(result: Result): Promise<undefined> {
+    return new Promise((recorded) => {
+      this.unrecorded.push({ result, recorded });
+      if (this.unrecorded.length >= CLAIM_LIMIT) this.recordNow();
+      else this.recordTimer ??= setTimeout(() => this.recordNow(), RECORD_EVERY_MS);
+    });
+  }
+
+  /** Hands every finished attempt to `record` at once: they share its transaction. */
+  private recordNow(): void {
+    clearTimeout(this.recordTimer);
+    this.recordTimer = undefined;
+    for (const { result, recorded } of this.unrecorded.splice(0)) recorded(record(this.deps, result));
   }
 
   /** One attempt; an endpoint removed or disabled since the claim settles its delivery as failed without a request. */
@@ -216,10 +262,14 @@ export class DeliveryWorker {
     }
   }
 
-  /** Stops claiming and drops the attempts in flight unrecorded: their leases expire and they are sent again. */
+  /**
+   * Stops claiming, records the attempts that finished, and drops those in flight unrecorded: they
+   * are due again (after their lease, where there is one).
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.recordNow();
     for (const request of this.requests) request.destroy(new Error('partnerkit is stopping'));
     await this.running;
     await Promise.all(this.sends);
