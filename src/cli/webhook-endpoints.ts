@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { EVENT_TYPES, type EventType } from '../api/constants.js';
 import type { DeliveryView, EndpointView } from '../api/index.js';
-import { formatWhen, renderTable } from './output.js';
+import { formatWhen, renderObject, renderTable } from './output.js';
 
 /** `--events a,b`: event types, comma-separated, each one partnerkit sends. */
 export const eventsFlag = Flags.custom<EventType[]>({
@@ -15,6 +15,11 @@ export const eventsFlag = Flags.custom<EventType[]>({
 })();
 
 export const endpointFlag = Flags.integer({ description: 'webhook endpoint id', required: true, min: 1 });
+
+/** One endpoint, a field a line; `events` reads `all` when it takes every type, as in the list. */
+export function renderEndpoint(endpoint: EndpointView): string {
+  return renderObject({ ...endpoint, events: endpoint.events ?? 'all' });
+}
 
 /** Endpoints, one line each. */
 export function renderEndpoints(endpoints: EndpointView[], empty: string): string {

@@ -21,6 +21,8 @@ test('webhook endpoint add shows the secret once; list, update, test, deliveries
 
   const updated = await runJson(['webhook', 'endpoint', 'update', '--endpoint', '1', '--all-events'], env);
   expect(updated.events).toBeNull();
+  const described = await runCli(['webhook', 'endpoint', 'update', '--endpoint', '1', '--description', 'Orders'], env);
+  expect(described.stdout).toMatch(/^events +all$/m);
   const ping = await runJson(['webhook', 'endpoint', 'test', '--endpoint', '1'], env);
   expect(ping).toEqual({ eventId: expect.stringMatching(/^evt_/), deliveries: [1] });
   const deliveries = await runCli(['webhook', 'deliveries', '--endpoint', '1'], env);

@@ -89,6 +89,28 @@ describe('request log', () => {
     }
   });
 
+  test('webhook endpoint secrets and URL passwords never reach the log: add, rotate, list, ping', async () => {
+    let output = '';
+    const t = await buildTestApp({ log: { level: 'info', stream: { write: (line) => (output += line) } } });
+    const program = await t.program();
+    output = '';
+    const call = async (method: 'GET' | 'POST', url: string, payload?: object) => {
+      const response = await t.app.inject({ method, url: `/api${url}`, payload, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json();
+    };
+    const added = await call('POST', `/programs/${program.id}/webhook-endpoints`, { url: 'https://hooks:PASSWORD_MARKER@example.com/in' });
+    const rotated = await call('POST', `/webhook-endpoints/${added.id}/rotate-secret`);
+    expect(await call('GET', `/programs/${program.id}/webhook-endpoints`)).toHaveLength(1);
+    expect((await call('POST', `/webhook-endpoints/${added.id}/test`)).eventId).toMatch(/^evt_/);
+    await t.app.close();
+
+    expect(output.trim().split('\n').map((line) => JSON.parse(line).msg)).toEqual(['request', 'request', 'request', 'request']);
+    for (const secret of [added.secret, rotated.secret, added.secret.slice('whsec_'.length), 'PASSWORD_MARKER']) {
+      expect(output, `the log shows ${secret}`).not.toContain(secret);
+    }
+  });
+
   test('below the level nothing is written: at warn, a 200 and a 404 leave no line', async () => {
     let output = '';
     const quiet = await buildTestApp({ log: { level: 'warn', stream: { write: (line) => (output += line) } } });

@@ -1,7 +1,6 @@
 import { Flags } from '@oclif/core';
 import { PartnerkitCommand, sessionTokenFlag } from '../../../src/cli/base.js';
-import { renderObject } from '../../../src/cli/output.js';
-import { eventsFlag } from '../../../src/cli/webhook-endpoints.js';
+import { eventsFlag, renderEndpoint } from '../../../src/cli/webhook-endpoints.js';
 
 export default class WebhookEndpointAdd extends PartnerkitCommand {
   static override description = "Add a webhook endpoint to a program; its signing secret is shown only now";
@@ -23,7 +22,7 @@ export default class WebhookEndpointAdd extends PartnerkitCommand {
     const endpoint = await this.withClient(flags, { token: flags['session-token'] }, (client) =>
       client.webhookEndpoints.create(flags.program, { url: flags['endpoint-url'], events: flags.events, description: flags.description }),
     );
-    this.log(renderObject(endpoint));
+    this.log(renderEndpoint(endpoint));
     this.log('Keep the secret: it is not shown again (rotate-secret makes a new one).');
     return endpoint;
   }

@@ -1,6 +1,5 @@
 import { PartnerkitCommand, sessionTokenFlag } from '../../../src/cli/base.js';
-import { renderObject } from '../../../src/cli/output.js';
-import { endpointFlag } from '../../../src/cli/webhook-endpoints.js';
+import { endpointFlag, renderEndpoint } from '../../../src/cli/webhook-endpoints.js';
 
 export default class WebhookEndpointRemove extends PartnerkitCommand {
   static override description = 'Remove a webhook endpoint: nothing more is sent to it; its deliveries stay in the log';
@@ -10,7 +9,7 @@ export default class WebhookEndpointRemove extends PartnerkitCommand {
   async run() {
     const { flags } = await this.parse(WebhookEndpointRemove);
     const endpoint = await this.withClient(flags, { token: flags['session-token'] }, (client) => client.webhookEndpoints.remove(flags.endpoint));
-    this.log(renderObject(endpoint));
+    this.log(renderEndpoint(endpoint));
     return endpoint;
   }
 }

@@ -1,6 +1,5 @@
 import { PartnerkitCommand, sessionTokenFlag } from '../../../src/cli/base.js';
-import { renderObject } from '../../../src/cli/output.js';
-import { endpointFlag } from '../../../src/cli/webhook-endpoints.js';
+import { endpointFlag, renderEndpoint } from '../../../src/cli/webhook-endpoints.js';
 
 export default class WebhookEndpointRotateSecret extends PartnerkitCommand {
   static override description = 'Give a webhook endpoint a new signing secret, shown only now; the previous one also signs for 24 hours';
@@ -10,7 +9,7 @@ export default class WebhookEndpointRotateSecret extends PartnerkitCommand {
   async run() {
     const { flags } = await this.parse(WebhookEndpointRotateSecret);
     const endpoint = await this.withClient(flags, { token: flags['session-token'] }, (client) => client.webhookEndpoints.rotateSecret(flags.endpoint));
-    this.log(renderObject(endpoint));
+    this.log(renderEndpoint(endpoint));
     this.log('Keep the secret: it is not shown again. The previous one also signs for 24 hours.');
     return endpoint;
   }

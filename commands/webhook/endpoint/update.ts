@@ -1,7 +1,6 @@
 import { Flags } from '@oclif/core';
 import { PartnerkitCommand, sessionTokenFlag } from '../../../src/cli/base.js';
-import { renderObject } from '../../../src/cli/output.js';
-import { endpointFlag, eventsFlag } from '../../../src/cli/webhook-endpoints.js';
+import { endpointFlag, eventsFlag, renderEndpoint } from '../../../src/cli/webhook-endpoints.js';
 
 export default class WebhookEndpointUpdate extends PartnerkitCommand {
   static override description = "Change a webhook endpoint's URL, event types, description, or turn it on or off";
@@ -26,7 +25,7 @@ export default class WebhookEndpointUpdate extends PartnerkitCommand {
     const endpoint = await this.withClient(flags, { token: flags['session-token'] }, (client) =>
       client.webhookEndpoints.update(flags.endpoint, { url: flags['endpoint-url'], description: flags.description, enabled: flags.enabled, ...events }),
     );
-    this.log(renderObject(endpoint));
+    this.log(renderEndpoint(endpoint));
     return endpoint;
   }
 }
