@@ -103,23 +103,42 @@ const count = (value: number) => new Intl.NumberFormat('en-US').format(value);
 const percent = (value: number) => new Intl.NumberFormat('en-US', { style: 'percent', maximumFractionDigits: 2 }).format(value / 100);
 const ARROW = { up: '▲', down: '▼', stable: '■' };
 
-/** What each KPI card must show for the report: value and trend. */
-function expectedCards(report: PerformanceReport) {
+/**
+ * What each KPI card must show for a report and the report of its previous period: value and trend,
+ * "new" where the previous period had none.
+ */
+function expectedCards(report: PerformanceReport, previous: PerformanceReport) {
   const m = report.metrics;
-  const trend = (t: { trend: number; trendDirection: 'up' | 'down' | 'stable' }) => `${ARROW[t.trendDirection]} ${percent(t.trend)}`;
+  const trend = (metric: keyof PerformanceReport['metrics'], t: { trend: number; trendDirection: 'up' | 'down' | 'stable' }) =>
+    previous.metrics[metric] === 0 && t.trendDirection === 'up' ? 'new' : `${ARROW[t.trendDirection]} ${percent(t.trend)}`;
   return {
-    totalClicks: [count(m.totalClicks), trend(m.clicksTrend)],
-    totalLeads: [count(m.totalLeads), trend(m.leadsTrend)],
-    totalConversions: [count(m.totalConversions), trend(m.conversionsTrend)],
-    totalSales: [count(m.totalSales), trend(m.salesTrend)],
-    totalRevenue: [usd(m.totalRevenue), trend(m.revenueTrend)],
-    totalPartnersCommission: [usd(m.totalPartnersCommission), trend(m.commissionTrend)],
-    totalRefunded: [usd(m.totalRefunded), trend(m.refundedTrend)],
-    totalPartners: [count(m.totalPartners), trend(m.partnersTrend)],
+    totalClicks: [count(m.totalClicks), trend('totalClicks', m.clicksTrend)],
+    totalLeads: [count(m.totalLeads), trend('totalLeads', m.leadsTrend)],
+    totalConversions: [count(m.totalConversions), trend('totalConversions', m.conversionsTrend)],
+    totalSales: [count(m.totalSales), trend('totalSales', m.salesTrend)],
+    totalRevenue: [usd(m.totalRevenue), trend('totalRevenue', m.revenueTrend)],
+    totalPartnersCommission: [usd(m.totalPartnersCommission), trend('totalPartnersCommission', m.commissionTrend)],
+    totalRefunded: [usd(m.totalRefunded), trend('totalRefunded', m.refundedTrend)],
+    totalPartners: [count(m.totalPartners), trend('totalPartners', m.partnersTrend)],
     conversionRate: [percent(m.conversionRate), ''],
     averageOrderValue: [usd(m.averageOrderValue), ''],
   };
 }
+
+/** The demo program's report for a query, and the report of its previous period. */
+async function reportsFor(query: Parameters<PartnerkitClient['reports']['performance']>[1]) {
+  const report = await member.reports.performance(1, query);
+  const previous = await member.reports.performance(1, { dateFrom: report.meta.previousPeriod.dateFrom, dateTo: report.meta.previousPeriod.dateTo });
+  return { report, previous, cards: expectedCards(report, previous) };
+}
+
+/** The chart's day ticks as en-US writes them, its value axes' lower ends, and its note on the partial day. */
+async function shownChart(page: Page) {
+  const figure = page.locator('figure.chart[data-drawn]').first();
+  const note = figure.locator('.chart-note');
+  return { ticks: (await figure.getAttribute('data-ticks'))!.split('|'), from: await figure.getAttribute('data-from'), note: (await note.count()) === 0 ? null : await note.textContent() };
+}
+const shortDay = (day: string) => new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
 
 async function shownCards(page: Page) {
   await page.locator('figure[data-drawn]').first().waitFor();
@@ -197,8 +216,8 @@ describe('the dashboard', () => {
     const requests: string[] = [];
     page.on('request', (r) => requests.push(r.url()));
     try {
-      const report30 = await member.reports.performance(1, { period: '30d' });
-      expect(await shownCards(page)).toEqual(expectedCards(report30));
+      const { report: report30, cards: cards30 } = await reportsFor({ period: '30d' });
+      expect(await shownCards(page)).toEqual(cards30);
       expect(page.url()).toBe(`${url}/dashboard?period=30d`);
       const token = await page.evaluate(() => sessionStorage.getItem('partnerkit.dashboard.token'));
       expect(token).toMatch(/^pks_[\w-]{43}$/);
@@ -213,17 +232,27 @@ describe('the dashboard', () => {
       await page.selectOption('#period', '7d');
       await expect.poll(() => page.url()).toBe(`${url}/dashboard?period=7d`);
       await page.locator('figure[data-drawn]').waitFor();
-      const report7 = await member.reports.performance(1, { period: '7d' });
-      await expect.poll(() => shownCards(page)).toEqual(expectedCards(report7));
+      const { report: report7, cards: cards7 } = await reportsFor({ period: '7d' });
+      await expect.poll(() => shownCards(page)).toEqual(cards7);
       expect(report7.metrics.totalClicks).not.toBe(report30.metrics.totalClicks);
+      // A tick a day in the browser's locale, both value axes from 0, today (the last day) marked as under way.
+      expect(await shownChart(page)).toEqual({ ticks: report7.data.map((d) => shortDay(d.date)), from: '0|0', note: 'Mar 1, 2026, shaded, is still under way.' });
+
+      // Everything since the program began: its previous period had nothing, every trend is new.
+      await page.selectOption('#period', 'all');
+      const all = await reportsFor({ period: 'all' });
+      await expect.poll(() => shownCards(page)).toEqual(all.cards);
+      expect(all.cards.totalClicks[1]).toBe('new');
 
       await page.selectOption('#period', 'custom');
       await page.fill('#period-from', '2026-02-01');
       await page.fill('#period-to', '2026-02-14');
       await page.getByRole('button', { name: 'Apply' }).click();
       await expect.poll(() => page.url()).toBe(`${url}/dashboard?from=2026-02-01&to=2026-02-14`);
-      const custom = await member.reports.performance(1, { dateFrom: '2026-02-01', dateTo: '2026-02-14' });
-      await expect.poll(() => shownCards(page)).toEqual(expectedCards(custom));
+      const custom = await reportsFor({ dateFrom: '2026-02-01', dateTo: '2026-02-14' });
+      await expect.poll(() => shownCards(page)).toEqual(custom.cards);
+      // A range that ended before today has no partial day.
+      expect(await shownChart(page)).toEqual({ ticks: custom.report.data.map((d) => shortDay(d.date)), from: '0|0', note: null });
       // The session travels in a header only, the code in the exchange's body: no request names either in its URL.
       expect(requests.filter((r) => r.includes(token!) || r.includes(link.slice('#code='.length)))).toEqual([]);
       expect((page as Page & { errors: string[] }).errors).toEqual([]);

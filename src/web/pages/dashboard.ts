@@ -2,7 +2,7 @@ import './pages.css';
 import type { PartnerReport, PerformanceReport, Trend } from '../../api/reports.js';
 import type { PayoutPreview } from '../../api/payouts.js';
 import type { Me } from '../../api/portal.js';
-import { dailyChart } from './chart.js';
+import { dailyChart, partialLastDay } from './chart.js';
 import { h, select, show, table } from './dom.js';
 import { formatCount, formatDay, formatMoney, formatPercent, formatTrend } from './format.js';
 import { moneySections } from './money.js';
@@ -87,13 +87,14 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
   const [report, byPartner, preview] = await Promise.all([client.reports.performance(programId, query), client.reports.partners(programId, query), client.payouts.preview(programId)]);
   const currency = currencyOf(preview);
   const names = new Map(byPartner.data.map((p) => [p.partnerId, p.name]));
-  show(kpis, h('h2', {}, periodHeading(report)), h('div', { class: 'kpis' }, ...KPIS.map((k) => kpiCard(k, report, currency))));
   show(partners, leaderboard(byPartner, currency));
   moneySections(shell, money, programId, names, preview);
   webhooksSection(shell, webhooks, programId);
 
-  // The previous period's rows for the faint lines: the same report over the window the API named.
+  // The previous period (its totals tell a trend from nothing, its rows are the faint lines): the
+  // same report over the window the API named.
   const previous = await client.reports.performance(programId, { dateFrom: report.meta.previousPeriod.dateFrom, dateTo: report.meta.previousPeriod.dateTo });
+  show(kpis, h('h2', {}, periodHeading(report)), h('div', { class: 'kpis' }, ...KPIS.map((k) => kpiCard(k, report, previous, currency))));
   const rows = report.data;
   const asMoney = (v: number) => formatMoney(v, currency);
   show(
@@ -108,6 +109,7 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
         { label: 'Commission', values: rows.map((r) => r.commission), previous: previous.data.map((r) => r.commission), money: true, color: '#dc2626', format: asMoney },
       ],
       'Per day, with the previous period as a dashed line',
+      partialLastDay(report.meta.period, rows.at(-1)?.date),
     ),
   );
 }
@@ -117,17 +119,17 @@ function periodHeading(report: PerformanceReport): string {
   return `${formatDay(dateFrom)} – ${formatDay(dateTo)}`;
 }
 
-function kpiCard(kpi: (typeof KPIS)[number], report: PerformanceReport, currency: string): HTMLElement {
+function kpiCard(kpi: (typeof KPIS)[number], report: PerformanceReport, previous: PerformanceReport, currency: string): HTMLElement {
   const value = report.metrics[kpi.metric] as number;
   const text = kpi.kind === 'money' ? formatMoney(value, currency) : kpi.kind === 'percent' ? formatPercent(value) : formatCount(value);
-  const trend = kpi.trend ? formatTrend(report.metrics[kpi.trend] as Trend) : undefined;
+  const trend = kpi.trend ? formatTrend(report.metrics[kpi.trend] as Trend, previous.metrics[kpi.metric] as number) : undefined;
   return h(
     'article',
     { class: 'kpi', 'data-metric': kpi.metric },
     h('h3', {}, kpi.label),
     h('p', { class: 'value' }, text),
     trend
-      ? h('p', { class: `trend ${(report.metrics[kpi.trend!] as Trend).trendDirection}`, 'aria-label': trend.label }, `${trend.arrow} ${trend.text}`)
+      ? h('p', { class: `trend ${(report.metrics[kpi.trend!] as Trend).trendDirection}`, 'aria-label': trend.label }, [trend.arrow, trend.text].filter(Boolean).join(' '))
       : h('p', { class: 'trend' }, ' '),
   );
 }

@@ -1,6 +1,6 @@
 import './pages.css';
 import type { PortalMe, PortalPayouts, PortalPerformance } from '../../api/portal.js';
-import { dailyChart } from './chart.js';
+import { dailyChart, partialLastDay } from './chart.js';
 import { button, h, PAGE_SIZE, pager, show, table } from './dom.js';
 import { formatCount, formatDay, formatInstant, formatMoney } from './format.js';
 import { periodFromUrl, periodPicker, periodToQuery, reportQuery, setQuery } from './period.js';
@@ -100,6 +100,7 @@ function programSection(program: PortalMe['programs'][number], performance: Port
         { label: 'Commission', values: daily.map((d) => d.commission), money: true, color: '#dc2626', format: money },
       ],
       'Per day',
+      partialLastDay(performance.meta.period, daily.at(-1)?.date),
     ),
     commissions,
     table(
