@@ -88,7 +88,7 @@ export function portalPerformance(deps: Deps, partnerId: number, programId: numb
 }
 
 /**
- * GET /api/portal/programs/:programId/commissions: the partner's commissions as of now, by id,
+ * GET /api/portal/programs/:programId/commissions: the partner's commissions as of now, newest first,
  * without the merchant's notes, a page of them (docs/pages.md#session-apis) and the number matching.
  */
 export async function portalCommissions(
@@ -100,7 +100,7 @@ export async function portalCommissions(
 ): Promise<PortalCommissions & { total: number }> {
   return store.read(async (sql) => {
     await enrollment(sql, partnerId, programId);
-    const { rows, total } = await listCommissions(sql, programId, clock.now(), { status, partnerId }, page);
+    const { rows, total } = await listCommissions(sql, programId, clock.now(), { status, partnerId }, { ...page, newestFirst: true });
     return {
       total,
       data: rows.map((c) => ({

@@ -42,10 +42,11 @@ function views(sql: Sql, where: string, params: Params): Promise<CommissionView[
 }
 
 /** A page of a list: at most `limit` rows (every row when absent) from `offset` on. */
-export type PageRange = { limit?: number; offset: number };
+/** A page of a list: `limit` rows from `offset`, oldest first unless `newestFirst`. */
+export type PageRange = { limit?: number; offset: number; newestFirst?: boolean };
 
 /**
- * A program's commissions at `now`, by id, optionally of one status (as read) and one partner:
+ * A program's commissions at `now`, by id (or newest first), optionally of one status (as read) and one partner:
  * the page's rows and the number of matching rows. The total rides on each row as a window count,
  * cheaper than a second count query over the same join (docs/refunds-and-payouts.md#payout-choices-where-the-contract-is-silent); a page past
  * the end has no row to carry it, so only then is it counted apart.
@@ -60,7 +61,7 @@ export async function listCommissions(
   const where = `c.program_id = $1 AND ($3::VARCHAR IS NULL OR ${statusAt('$2')} = $3) AND ($4::BIGINT IS NULL OR pp.partner_id = $4)`;
   const params = [programId, now, filter.status ?? null, filter.partnerId ?? null];
   const rows = await sql.all<CommissionView & { total: number }>(
-    `SELECT ${VIEW_COLUMNS}, count(*) OVER () AS total FROM ${COMMISSIONS} WHERE ${where} ORDER BY c.id LIMIT $5 OFFSET $6`,
+    `SELECT ${VIEW_COLUMNS}, count(*) OVER () AS total FROM ${COMMISSIONS} WHERE ${where} ORDER BY c.id ${page.newestFirst ? 'DESC' : ''} LIMIT $5 OFFSET $6`,
     [...params, page.limit ?? null, page.offset],
   );
   if (rows.length === 0 && page.offset > 0) {

@@ -261,6 +261,24 @@ describe('the dashboard', () => {
     }
   });
 
+  test('lists without rows say what to do next instead of showing bare headers', async () => {
+    const empty = await admin.programs.create({ name: 'Empty program' });
+    await admin.members.add(empty.id, { email: memberEmail });
+    const { context, page } = await open(`/dashboard?program=${empty.id}${await memberLink()}`);
+    try {
+      await expect.poll(() => page.locator('#leaderboard').textContent()).toBe('Partners, by revenueNo partners yet: enroll partners in the program and share their links.');
+      await expect.poll(() => page.locator('#payout-list').textContent()).toBe('PayoutsNo payouts yet: Create payouts pays what is due.');
+      await expect.poll(() => page.locator('#webhook-endpoints').textContent()).toBe('No endpoints yet: add your server’s URL above to receive signed events.');
+      await page.locator('#commission-list').waitFor();
+      await page.selectOption('#commission-status', 'reversed');
+      await expect.poll(() => page.locator('#commission-list').textContent()).toBe('0 of 0 commissionsNo reversed commissions. Choose another status to see the others.');
+      expect(await page.locator('#commission-list').getAttribute('role')).toBe('region');
+      expect((page as Page & { errors: string[] }).errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('the commission list in pages of 20: N of TOTAL, Next from the keyboard shows the next page', async () => {
     const { context, page } = await open(`/dashboard?program=1${await memberLink()}`);
     try {

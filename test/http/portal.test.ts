@@ -118,12 +118,12 @@ describe('commissions and payouts', () => {
     const { t, a, p1, session } = await history();
     let token = await session(p1.partnerId);
     const pending = await get(t, `/api/portal/programs/${a.id}/commissions`, token);
-    // p1's sales: t2 (30.00 on 02-27), t1 (49.99 on 03-04) and its renewal t1-r1 (03-08), 20 % each, 30 hold days.
+    // p1's sales, newest first: the renewal t1-r1 (03-08), t1 (49.99 on 03-04) and t2 (30.00 on 02-27), 20 % each, 30 hold days.
     expect(pending.json()).toEqual({
       data: [
-        { id: 1, saleId: 1, type: 'sale', amount: 6, currency: 'USD', status: 'pending', createdAt: '2026-02-27T10:00:00.000Z', holdUntil: '2026-03-29T10:00:00.000Z', paidAt: null, payoutId: null },
-        { id: 2, saleId: 2, type: 'sale', amount: 10, currency: 'USD', status: 'pending', createdAt: '2026-03-04T12:00:00.000Z', holdUntil: '2026-04-03T12:00:00.000Z', paidAt: null, payoutId: null },
         { id: 6, saleId: 6, type: 'sale', amount: 10, currency: 'USD', status: 'pending', createdAt: '2026-03-08T10:00:00.000Z', holdUntil: '2026-04-07T10:00:00.000Z', paidAt: null, payoutId: null },
+        { id: 2, saleId: 2, type: 'sale', amount: 10, currency: 'USD', status: 'pending', createdAt: '2026-03-04T12:00:00.000Z', holdUntil: '2026-04-03T12:00:00.000Z', paidAt: null, payoutId: null },
+        { id: 1, saleId: 1, type: 'sale', amount: 6, currency: 'USD', status: 'pending', createdAt: '2026-02-27T10:00:00.000Z', holdUntil: '2026-03-29T10:00:00.000Z', paidAt: null, payoutId: null },
       ],
     });
 
@@ -138,7 +138,7 @@ describe('commissions and payouts', () => {
       data: [{ id: mine.id, batchId: batch.json().batchId, currency: 'USD', amount: 26, status: 'processing', createdAt: '2026-04-10T00:00:00.000Z', paidAt: null, commissionCount: 3 }],
     });
     const processing = await get(t, `/api/portal/programs/${a.id}/commissions?status=processing`, token);
-    expect(processing.json().data.map((c: { id: number; payoutId: number }) => [c.id, c.payoutId])).toEqual([[1, mine.id], [2, mine.id], [6, mine.id]]);
+    expect(processing.json().data.map((c: { id: number; payoutId: number }) => [c.id, c.payoutId])).toEqual([[6, mine.id], [2, mine.id], [1, mine.id]]);
     expect((await get(t, `/api/portal/programs/${a.id}/commissions?status=pending`, token)).json()).toEqual({ data: [] });
   });
 
@@ -150,9 +150,9 @@ describe('commissions and payouts', () => {
       expect(response.statusCode).toBe(200);
       return [response.json().data.map((c: { id: number }) => c.id), response.headers['partnerkit-total-count']];
     };
-    expect(await page('')).toEqual([[1, 2, 6], '3']);
-    expect(await page('?limit=2')).toEqual([[1, 2], '3']);
-    expect(await page('?limit=2&offset=2')).toEqual([[6], '3']);
+    expect(await page('')).toEqual([[6, 2, 1], '3']);
+    expect(await page('?limit=2')).toEqual([[6, 2], '3']);
+    expect(await page('?limit=2&offset=2')).toEqual([[1], '3']);
     expect(await page('?limit=2&offset=3')).toEqual([[], '3']);
     expect(await page('?status=paid&limit=2')).toEqual([[], '0']);
     for (const [query, field] of [['limit=0', 'limit'], ['limit=1001', 'limit'], ['offset=-1', 'offset'], ['offset=a', 'offset']]) {

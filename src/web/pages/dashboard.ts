@@ -159,6 +159,7 @@ function leaderboard(report: PartnerReport, currency: string): HTMLElement {
       formatMoney(p.commission, currency),
       formatPercent(p.conversionRate),
     ]),
+    'No partners yet: enroll partners in the program and share their links.',
     { id: 'leaderboard' },
   );
 }

@@ -27,8 +27,15 @@ export function show(parent: Element, ...children: Child[]): void {
   parent.replaceChildren(...nodes(children));
 }
 
-/** A table with a caption, column headers (right-aligned when numeric) and rows, scrolling sideways on a narrow screen. */
-export function table(caption: string, columns: { label: string; numeric?: boolean }[], rows: Child[][], attributes: Record<string, Attribute> = {}): HTMLElement {
+/**
+ * A table with a caption, column headers (right-aligned when numeric) and rows, scrolling sideways
+ * on a narrow screen. Without rows it is the caption and `empty`, a sentence saying what to do next
+ * (docs/pages.md#empty-lists), in place of bare headers.
+ */
+export function table(caption: string, columns: { label: string; numeric?: boolean }[], rows: Child[][], empty: string, attributes: Record<string, Attribute> = {}): HTMLElement {
+  if (rows.length === 0) {
+    return h('div', { ...attributes, class: ['empty', attributes.class].filter(Boolean).join(' '), role: 'region', 'aria-label': caption }, h('p', { class: 'caption' }, caption), h('p', {}, empty));
+  }
   const cls = (numeric?: boolean) => (numeric ? 'num' : undefined);
   return h(
     'div',

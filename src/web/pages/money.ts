@@ -58,6 +58,9 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
             ? h('span', { class: 'actions' }, button('Approve', () => review('approve', c.id), { 'aria-label': `Approve commission ${c.id}` }), button('Reject', () => review('reject', c.id), { class: 'secondary', 'aria-label': `Reject commission ${c.id}` }))
             : '',
         ]),
+        status === 'all'
+          ? 'No commissions yet: each sale a partner brings creates one.'
+          : `No ${status} commissions. Choose another status to see the others.`,
         { id: 'commission-list' },
       ),
       pager('commissions', offset, list.length, total, (to) => {
@@ -85,6 +88,7 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
         'Due now (payout preview)',
         [{ label: 'Partner' }, { label: 'Amount', numeric: true }, { label: 'Commissions', numeric: true }],
         due.payouts.map((p) => [partner(p.partnerId), formatCents(p.amountCents, p.currency), formatCount(p.commissionCount)]),
+        'Nothing is due: a balance is paid once its commissions are approved and it reaches the minimum payout.',
         { id: 'payout-preview' },
       ),
       due.waiting.length > 0
@@ -92,6 +96,7 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
             'Waiting',
             [{ label: 'Partner' }, { label: 'Balance', numeric: true }, { label: 'Why' }],
             due.waiting.map((w) => [partner(w.partnerId), formatCents(w.balanceCents, w.currency), WAIT_REASONS[w.reason]]),
+            '',
           )
         : '',
       button('Create payouts', () => act(payoutStatus, async () => {
@@ -114,6 +119,7 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
             ? h('span', { class: 'actions' }, step('Mark paid', p.id, client.payouts.markPaid, 'marked paid'), step('Cancel', p.id, client.payouts.cancel, 'canceled'))
             : '',
         ]),
+        'No payouts yet: Create payouts pays what is due.',
         { id: 'payout-list' },
       ),
       ...exportButtons(list),

@@ -54,6 +54,7 @@ async function commissionPage(shell: Shell, programId: number, where: HTMLElemen
       `Commissions: ${formatCount(data.length)} of ${formatCount(total)}`,
       [{ label: 'Id', numeric: true }, { label: 'Sale', numeric: true }, { label: 'Type' }, { label: 'Amount', numeric: true }, { label: 'Status' }, { label: 'Created' }, { label: 'Hold until' }, { label: 'Paid' }],
       data.map((c) => [c.id, c.saleId, c.type, formatMoney(c.amount, c.currency), c.status, formatInstant(c.createdAt), formatInstant(c.holdUntil), formatInstant(c.paidAt)]),
+      'No commissions yet: each sale a customer you referred makes earns one. Share your link above.',
       { class: 'commissions' },
     ),
     pager('commissions', offset, data.length, total, (to) => commissionPage(shell, programId, where, to).catch((error) => shell.fail(error, where))),
@@ -107,6 +108,7 @@ function programSection(program: PortalMe['programs'][number], performance: Port
       `Payouts (${formatCount(payouts.data.length)})`,
       [{ label: 'Id', numeric: true }, { label: 'Amount', numeric: true }, { label: 'Commissions', numeric: true }, { label: 'Status' }, { label: 'Created' }, { label: 'Paid' }],
       payouts.data.map((p) => [p.id, formatMoney(p.amount, p.currency), formatCount(p.commissionCount), p.status, formatInstant(p.createdAt), formatInstant(p.paidAt)]),
+      'No payouts yet: approved commissions are paid out together once they reach the minimum payout.',
       { class: 'payouts' },
     ),
   ];

@@ -22,7 +22,7 @@ export function webhooksSection(shell: Shell, section: HTMLElement, programId: n
   async function load(): Promise<void> {
     const endpoints = await client.webhookEndpoints.list(programId);
     const deliveries = await Promise.all(endpoints.map((e) => client.webhookEndpoints.deliveries(e.id, { limit: RECENT })));
-    show(list, ...(endpoints.length === 0 ? [h('p', { class: 'notice' }, 'No endpoints yet.')] : endpoints.map((e, i) => endpointBlock(e, deliveries[i]))));
+    show(list, ...(endpoints.length === 0 ? [h('p', { class: 'notice' }, 'No endpoints yet: add your server’s URL above to receive signed events.')] : endpoints.map((e, i) => endpointBlock(e, deliveries[i]))));
   }
 
   function endpointBlock(endpoint: EndpointView, deliveries: DeliveryView[]): HTMLElement {
@@ -44,6 +44,7 @@ export function webhooksSection(shell: Shell, section: HTMLElement, programId: n
           d.eventId, d.eventType, d.status, d.attempts, d.lastAttempt === null ? '—' : String(d.lastAttempt.statusCode ?? d.lastAttempt.error),
           formatInstant(d.lastAttempt?.at ?? null), redeliver(d),
         ]),
+        'Nothing sent yet: events go out as they happen. Send a test event with partnerkit webhook endpoint test.',
       ),
     );
   }
