@@ -7,6 +7,7 @@ export const meSchema = z.object({
   user: z.object({ id: z.int(), email: z.string() }).nullable().describe('null for the admin token'),
   admin: z.boolean(),
   programs: z.array(z.object({ id: z.int(), name: z.string() })).describe('Active memberships (every program for the admin token), by id'),
+  now: z.string().describe("The server's clock: the instant holds and periods are measured from"),
 });
 
 /** GET /api/portal/me (docs/pages.md#get-apiportalme). */

@@ -134,13 +134,14 @@ export async function endSession({ store, clock }: Deps, token: string): Promise
 }
 
 /** GET /api/me (docs/pages.md#get-apime): the session's user and its active programs; the admin token sees every program. */
-export async function me({ store }: Deps, viewer: Viewer): Promise<Me> {
+export async function me({ store, clock }: Deps, viewer: Viewer): Promise<Me> {
+  const now = clock.now().toISOString();
   return store.read(async (sql) => {
     if (viewer.kind === 'admin') {
       const programs = await allPrograms(sql);
-      return { user: null, admin: true, programs: programs.map((p) => ({ id: p.id, name: p.name })) };
+      return { user: null, admin: true, programs: programs.map((p) => ({ id: p.id, name: p.name })), now };
     }
     const user = await members.findUser(sql, viewer.userId);
-    return { user: { id: user!.id, email: user!.email }, admin: false, programs: await members.memberPrograms(sql, viewer.userId) };
+    return { user: { id: user!.id, email: user!.email }, admin: false, programs: await members.memberPrograms(sql, viewer.userId), now };
   });
 }

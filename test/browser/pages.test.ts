@@ -50,25 +50,33 @@ beforeAll(async () => {
   admin = new PartnerkitClient({ baseUrl: url, token: readFileSync(join(dir, 'admin-token'), 'utf8').trim() });
   member = new PartnerkitClient({ baseUrl: url, token: sessionToken });
 
-  const program = await admin.programs.create({ name: 'Manual program', approval: 'manual', holdDays: 0, commissionPercent: 10 });
-  await admin.members.add(program.id, { email: demo.memberEmail });
-  const tracker = new PartnerkitClient({ baseUrl: url, apiKey: program.apiKey });
-  const partner = async (name: string, email: string, sales: number[]) => {
-    const created = await admin.partners.create({ name, email });
-    const { refCode } = await admin.partners.enroll(program.id, { partnerId: created.id });
-    for (const [i, amount] of sales.entries()) {
-      const customerExternalId = `${email}-customer-${i}`;
-      const { clickId } = await tracker.trackClick({ ref: refCode, ip: `10.0.0.${i + 1}` });
-      await tracker.trackLead({ customerExternalId, clickId });
-      await tracker.trackSale({ customerExternalId, amount, invoiceId: `${email}-in-${i}` });
-    }
-    return created.id;
-  };
-  const alice = await partner('Alice', 'alice@example.com', [10_000, 25_050]);
+  const program = await manualProgram('Manual program', 0);
+  const alice = await partnerWithSales(program, 'Alice', 'alice@example.com', [10_000, 25_050]);
   await admin.partners.update(alice, { payoutMethod: 'paypal', payoutEmail: 'alice@pay.example' });
-  manual = { id: program.id, alice, xss: await partner(XSS, 'xss@example.com', [4_999]) };
+  manual = { id: program.id, alice, xss: await partnerWithSales(program, XSS, 'xss@example.com', [4_999]) };
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 }, 120_000);
+
+/** A program with manual approval, 10 % commissions and `holdDays`, the demo's member one of its members. */
+async function manualProgram(name: string, holdDays: number) {
+  const program = await admin.programs.create({ name, approval: 'manual', holdDays, commissionPercent: 10 });
+  await admin.members.add(program.id, { email: memberEmail });
+  return program;
+}
+
+/** A partner enrolled in `program` with a sale of each amount (cents), each by a customer of its own; answers the partner's id. */
+async function partnerWithSales(program: { id: number; apiKey: string }, name: string, email: string, sales: number[]): Promise<number> {
+  const tracker = new PartnerkitClient({ baseUrl: url, apiKey: program.apiKey });
+  const created = await admin.partners.create({ name, email });
+  const { refCode } = await admin.partners.enroll(program.id, { partnerId: created.id });
+  for (const [i, amount] of sales.entries()) {
+    const customerExternalId = `${email}-customer-${i}`;
+    const { clickId } = await tracker.trackClick({ ref: refCode, ip: `10.0.0.${i + 1}` });
+    await tracker.trackLead({ customerExternalId, clickId });
+    await tracker.trackSale({ customerExternalId, amount, invoiceId: `${email}-in-${i}` });
+  }
+  return created.id;
+}
 
 afterAll(async () => {
   await browser?.close();
@@ -321,7 +329,18 @@ describe('the dashboard', () => {
       await expect.poll(() => page.locator('#commission-list tbody tr').count()).toBe(1);
 
       await expect.poll(() => page.locator('#payout-preview tbody tr td').allTextContents()).toEqual([`Alice (#${manual.alice})`, usd(35.05), '2']);
+      // Creating payouts asks first, saying how many and how much; dismissed, nothing is created.
       await page.locator('#create-payouts').click();
+      const dialog = page.getByRole('dialog');
+      expect(await dialog.locator('h2').textContent()).toBe('Create 1 payout?');
+      expect(await dialog.locator('p').first().textContent()).toBe(
+        `${usd(35.05)} in all, to Alice (#${manual.alice}). Their commissions are then processing until each payout is marked paid or canceled.`,
+      );
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await expect.poll(() => dialog.count()).toBe(0);
+      expect(await member.payouts.list(manual.id)).toEqual([]);
+      await page.locator('#create-payouts').click();
+      await dialog.getByRole('button', { name: 'Create payouts' }).click();
       await expect.poll(() => page.locator('#payouts [role=status]').textContent()).toMatch(/^Batch \d+ created: 1 payout\(s\)\.$/);
       const [payout] = await member.payouts.list(manual.id);
       expect(payout).toMatchObject({ partnerId: manual.alice, amountCents: 3505, status: 'processing' });
@@ -337,10 +356,60 @@ describe('the dashboard', () => {
           `${manual.alice},Alice,alice@pay.example,paypal,USD,35.05,2,${payout.id}\r\n`,
       );
 
+      // Marking paid cannot be undone: it asks, and Escape dismisses it.
       await page.getByRole('button', { name: `Mark paid payout ${payout.id}` }).click();
+      expect(await dialog.locator('p').first().textContent()).toBe(`${usd(35.05)} to Alice (#${manual.alice}). This cannot be undone: say so only once the money was sent.`);
+      await page.keyboard.press('Escape');
+      await expect.poll(() => dialog.count()).toBe(0);
+      expect((await member.payouts.get(payout.id)).status).toBe('processing');
+      await page.getByRole('button', { name: `Mark paid payout ${payout.id}` }).click();
+      await dialog.getByRole('button', { name: 'Mark paid' }).click();
       await expect.poll(() => page.locator('#payouts [role=status]').textContent()).toBe(`Payout ${payout.id} marked paid.`);
       expect((await member.payouts.get(payout.id)).status).toBe('paid');
       expect(await page.locator('#payout-list tbody tr td:nth-child(5)').allTextContents()).toEqual(['paid']);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('commissions in their hold offer no Approve; several are approved or rejected together after a question, a rejection with its reason', async () => {
+    const held = await manualProgram('Held program', 30);
+    await partnerWithSales(held, 'Ben', 'ben@example.com', [2_000, 3_000]);
+    const quick = await manualProgram('Quick program', 0);
+    const cy = await partnerWithSales(quick, 'Cy', 'cy@example.com', [1_000, 1_500]);
+    const { context, page } = await open(`/dashboard?program=${held.id}${await memberLink()}`);
+    const dialog = page.getByRole('dialog');
+    try {
+      await page.locator('#commission-list tbody tr').first().waitFor();
+      const [first, second] = await member.commissions.list(held.id, { status: 'pending' });
+      // In the hold by the server's clock (30 days from its pinned now), whatever the browser's clock says.
+      expect(await page.locator('#commission-list .hold').allTextContents()).toEqual([first, second].map((c) => `in hold until ${new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(c.holdUntil))}`));
+      expect(await page.getByRole('button', { name: /^Approve commission/ }).count()).toBe(0);
+      await page.getByRole('checkbox', { name: `Select commission ${first.id}` }).check();
+      expect(await page.getByRole('button', { name: 'Approve selected' }).isDisabled()).toBe(true);
+      expect(await page.getByRole('button', { name: 'Reject selected' }).isDisabled()).toBe(false);
+
+      await page.getByRole('button', { name: `Reject commission ${second.id}` }).click();
+      expect(await dialog.locator('h2').textContent()).toBe(`Reject commission ${second.id}?`);
+      await dialog.getByLabel('Reason (optional, kept with the commission)').fill('Self-referral');
+      await dialog.getByRole('button', { name: 'Reject' }).click();
+      await expect.poll(() => page.locator('#commissions [role=status]').textContent()).toBe(`Commission ${second.id} rejected.`);
+      expect(await member.commissions.list(held.id, { status: 'rejected' })).toEqual([expect.objectContaining({ id: second.id, reason: 'Self-referral' })]);
+
+      await page.selectOption('#program', String(quick.id));
+      await page.locator('#commission-list tbody tr').first().waitFor();
+      const both = await member.commissions.list(quick.id, { status: 'pending' });
+      for (const c of both) await page.getByRole('checkbox', { name: `Select commission ${c.id}` }).check();
+      await page.getByRole('button', { name: 'Approve selected' }).click();
+      expect(await dialog.locator('h2').textContent()).toBe('Approve 2 commissions?');
+      expect(await dialog.locator('p').first().textContent()).toBe(`${usd(2.5)} to Cy (#${cy}). Approved commissions are paid in the next payout.`);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      expect((await member.commissions.list(quick.id, { status: 'pending' })).length).toBe(2);
+      await page.getByRole('button', { name: 'Approve selected' }).click();
+      await dialog.getByRole('button', { name: 'Approve' }).click();
+      await expect.poll(() => page.locator('#commissions [role=status]').textContent()).toBe('2 commissions approved.');
+      expect((await member.commissions.list(quick.id, { status: 'approved' })).map((c) => c.id)).toEqual(both.map((c) => c.id));
+      expect((page as Page & { errors: string[] }).errors).toEqual([]);
     } finally {
       await context.close();
     }

@@ -222,9 +222,10 @@ describe('sessions', () => {
     await t.admin('POST', `/programs/${b.id}/members/remove`, { email: 'ann@example.com' });
     const { token } = await t.admin('POST', '/sessions', { email: 'ann@example.com' });
     const me = await get(t, '/api/me', token);
-    expect(me.json()).toEqual({ user: { id: 1, email: 'ann@example.com' }, admin: false, programs: [{ id: a.id, name: 'Test program' }] });
+    const now = t.clock.now().toISOString();
+    expect(me.json()).toEqual({ user: { id: 1, email: 'ann@example.com' }, admin: false, programs: [{ id: a.id, name: 'Test program' }], now });
     expect((await get(t, '/api/me', ADMIN_TOKEN)).json()).toEqual({
-      user: null, admin: true, programs: [{ id: a.id, name: 'Test program' }, { id: b.id, name: 'Other program' }],
+      user: null, admin: true, programs: [{ id: a.id, name: 'Test program' }, { id: b.id, name: 'Other program' }], now,
     });
     const out = await t.app.inject({ method: 'DELETE', url: '/api/session', headers: { authorization: `Bearer ${token}` } });
     expect(out.statusCode).toBe(204);

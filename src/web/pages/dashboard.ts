@@ -48,6 +48,15 @@ start({ title: 'partnerkit dashboard', storageKey: 'partnerkit.dashboard.token',
   await programPage(shell, me);
 });
 
+/**
+ * The server's clock, from the time /api/me answered: holds are measured by it, and a browser's
+ * clock may be off (docs/pages.md#get-apime).
+ */
+function serverNow(me: Me): () => Date {
+  const skew = Date.parse(me.now) - Date.now();
+  return () => new Date(Date.now() + skew);
+}
+
 function programIdFromUrl(me: Me): number {
   const wanted = Number(new URLSearchParams(location.search).get('program'));
   return me.programs.find((p) => p.id === wanted)?.id ?? me.programs[0].id;
@@ -88,7 +97,7 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
   const currency = currencyOf(preview);
   const names = new Map(byPartner.data.map((p) => [p.partnerId, p.name]));
   show(partners, leaderboard(byPartner, currency));
-  moneySections(shell, money, programId, names, preview);
+  moneySections(shell, money, programId, names, preview, serverNow(me));
   webhooksSection(shell, webhooks, programId);
 
   // The previous period (its totals tell a trend from nothing, its rows are the faint lines): the

@@ -92,3 +92,32 @@ export function pager(name: string, offset: number, shown: number, total: number
     h('span', { class: 'count' }, `${range} of ${formatCount(total)}`),
   );
 }
+
+/**
+ * Asks before a money action (docs/pages.md#money-actions-ask-first): a modal dialog saying what
+ * will happen, with the action's button and Cancel; with `reason`, an optional text field whose
+ * value is answered. Resolves null when dismissed (Cancel or Escape), and nothing is done.
+ */
+export function confirmAction(question: string, details: string, action: string, options: { reason?: boolean } = {}): Promise<{ reason: string } | null> {
+  return new Promise((resolve) => {
+    const reason = options.reason ? h('textarea', { id: 'confirm-reason', name: 'reason', rows: 2, maxlength: 1000 }) : null;
+    const dialog = h(
+      'dialog',
+      { class: 'confirm', 'aria-labelledby': 'confirm-question' },
+      h(
+        'form',
+        { method: 'dialog' },
+        h('h2', { id: 'confirm-question' }, question),
+        h('p', {}, details),
+        reason && h('label', { class: 'field', for: 'confirm-reason' }, h('span', {}, 'Reason (optional, kept with the commission)'), reason),
+        h('p', { class: 'actions' }, h('button', { type: 'submit', value: 'confirm' }, action), h('button', { type: 'submit', value: 'cancel', class: 'secondary' }, 'Cancel')),
+      ),
+    );
+    dialog.addEventListener('close', () => {
+      dialog.remove();
+      resolve(dialog.returnValue === 'confirm' ? { reason: reason?.value.trim() ?? '' } : null);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+  });
+}

@@ -1,6 +1,6 @@
 import { COMMISSION_STATUSES, EXPORT_FORMATS, type CommissionStatus, type ExportFormat } from '../../api/constants.js';
-import type { Payout, PayoutPreview } from '../../api/payouts.js';
-import { button, h, PAGE_SIZE, pager, select, show, table } from './dom.js';
+import type { Commission, Payout, PayoutPreview } from '../../api/payouts.js';
+import { button, confirmAction, h, PAGE_SIZE, pager, select, show, table } from './dom.js';
 import { formatCents, formatCount, formatInstant } from './format.js';
 import type { Shell } from './shell.js';
 
@@ -15,7 +15,7 @@ const WAIT_REASONS: Record<PayoutPreview['waiting'][number]['reason'], string> =
  * Commissions and payouts on the dashboard (docs/pages.md#the-dashboard): the lists, the reviews and
  * the payout steps the CLI's commission and payout commands make, through the same API calls.
  */
-export function moneySections(shell: Shell, parent: HTMLElement, programId: number, names: Map<number, string>, preview: PayoutPreview): void {
+export function moneySections(shell: Shell, parent: HTMLElement, programId: number, names: Map<number, string>, preview: PayoutPreview, now: () => Date): void {
   const commissions = h('section', { id: 'commissions' });
   const payouts = h('section', { id: 'payouts' });
   show(parent, commissions, payouts);
@@ -27,12 +27,30 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
   const commissionStatus = h('div', { class: 'status', 'aria-live': 'polite' });
   async function loadCommissions(): Promise<void> {
     const { data: list, total } = await client.commissions.page(programId, { ...(status === 'all' ? {} : { status }), limit: PAGE_SIZE, offset });
-    const review = (verb: 'approve' | 'reject', id: number) => act(commissionStatus, async () => {
-      await (verb === 'approve' ? client.commissions.approve(programId, { ids: [id] }) : client.commissions.reject(programId, { ids: [id] }));
+    const inHold = (c: Commission) => Date.parse(c.holdUntil) > now().getTime();
+    const selected = new Set<number>();
+    /** Approves or rejects commissions, asking first unless it is one approval (docs/pages.md#money-actions-ask-first). */
+    const review = (verb: 'approve' | 'reject', chosen: Commission[]) => act(commissionStatus, async () => {
+      const ask = verb === 'reject' || chosen.length > 1;
+      const answer = ask ? await confirmAction(...reviewQuestion(verb, chosen, partner), { reason: verb === 'reject' }) : { reason: '' };
+      if (answer === null) return;
+      const ids = chosen.map((c) => c.id);
+      await (verb === 'approve' ? client.commissions.approve(programId, { ids }) : client.commissions.reject(programId, { ids, reason: answer.reason || undefined }));
       await loadCommissions();
       await loadPayouts(await client.payouts.preview(programId));
-      say(commissionStatus, `Commission ${id} ${verb === 'approve' ? 'approved' : 'rejected'}.`);
+      say(commissionStatus, `${ids.length === 1 ? `Commission ${ids[0]}` : `${ids.length} commissions`} ${verb === 'approve' ? 'approved' : 'rejected'}.`);
     });
+    const pending = list.filter((c) => c.status === 'pending');
+    const approveSelected = button('Approve selected', () => review('approve', pending.filter((c) => selected.has(c.id))), { disabled: true });
+    const rejectSelected = button('Reject selected', () => review('reject', pending.filter((c) => selected.has(c.id))), { class: 'secondary', disabled: true });
+    const choose = (c: Commission) => (e: Event) => {
+      if ((e.target as HTMLInputElement).checked) selected.add(c.id);
+      else selected.delete(c.id);
+      const chosen = pending.filter((p) => selected.has(p.id));
+      // An approval that cannot succeed is not offered: one selected commission still in its hold disables it.
+      approveSelected.disabled = chosen.length === 0 || chosen.some(inHold);
+      rejectSelected.disabled = chosen.length === 0;
+    };
     show(
       commissions,
       h('h2', {}, 'Commissions'),
@@ -42,21 +60,28 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
         void act(commissionStatus, loadCommissions);
       }, 'commission-status'),
       commissionStatus,
+      pending.length > 0 ? h('p', { class: 'actions bulk' }, approveSelected, rejectSelected) : '',
       table(
         `${formatCount(list.length)} of ${formatCount(total)} commissions`,
-        [{ label: 'Id', numeric: true }, { label: 'Partner' }, { label: 'Sale', numeric: true }, { label: 'Type' }, { label: 'Amount', numeric: true }, { label: 'Status' }, { label: 'Created' }, { label: 'Hold until' }, { label: 'Review' }],
+        [{ label: 'Id', numeric: true }, { label: 'Partner' }, { label: 'Sale', numeric: true }, { label: 'Type' }, { label: 'Amount', numeric: true }, { label: 'Status' }, { label: 'Created' }, { label: 'Review' }],
         list.map((c) => [
-          c.id,
+          c.status === 'pending' ? h('label', { class: 'pick' }, h('input', { type: 'checkbox', 'aria-label': `Select commission ${c.id}`, onchange: choose(c) }), String(c.id)) : c.id,
           partner(c.partnerId),
           c.saleId,
           c.type,
           formatCents(c.amountCents, c.currency),
           c.status,
           formatInstant(c.createdAt),
-          formatInstant(c.holdUntil),
-          c.status === 'pending'
-            ? h('span', { class: 'actions' }, button('Approve', () => review('approve', c.id), { 'aria-label': `Approve commission ${c.id}` }), button('Reject', () => review('reject', c.id), { class: 'secondary', 'aria-label': `Reject commission ${c.id}` }))
-            : '',
+          c.status !== 'pending'
+            ? ''
+            : h(
+                'span',
+                { class: 'actions' },
+                inHold(c)
+                  ? h('span', { class: 'hold' }, `in hold until ${formatInstant(c.holdUntil)}`)
+                  : button('Approve', () => review('approve', [c]), { 'aria-label': `Approve commission ${c.id}` }),
+                button('Reject', () => review('reject', [c]), { class: 'secondary', 'aria-label': `Reject commission ${c.id}` }),
+              ),
         ]),
         status === 'all'
           ? 'No commissions yet: each sale a partner brings creates one.'
@@ -74,12 +99,14 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
   async function loadPayouts(due: PayoutPreview): Promise<void> {
     const list = await client.payouts.list(programId);
     const reload = async () => loadPayouts(await client.payouts.preview(programId));
-    const step = (label: string, id: number, run: (id: number) => Promise<Payout>, done: string) =>
+    const step = (label: string, p: Payout, run: (id: number) => Promise<Payout>, done: string, consequence: string) =>
       button(label, () => act(payoutStatus, async () => {
+        const id = p.id;
+        if ((await confirmAction(`${label} payout ${id}?`, `${formatCents(p.amountCents, p.currency)} to ${partner(p.partnerId)}. ${consequence}`, label)) === null) return;
         await run(id);
         await reload();
         say(payoutStatus, `Payout ${id} ${done}.`);
-      }), { 'aria-label': `${label} payout ${id}`, class: label === 'Cancel' ? 'secondary' : undefined });
+      }), { 'aria-label': `${label} payout ${p.id}`, class: label === 'Cancel' ? 'secondary' : undefined });
     show(
       payouts,
       h('h2', {}, 'Payouts'),
@@ -100,6 +127,7 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
           )
         : '',
       button('Create payouts', () => act(payoutStatus, async () => {
+        if ((await confirmAction(`Create ${formatCount(due.payouts.length)} payout${due.payouts.length === 1 ? '' : 's'}?`, `${totals(due.payouts.map((p) => [p.amountCents, p.currency]))} in all, to ${due.payouts.map((p) => partner(p.partnerId)).join(', ')}. Their commissions are then processing until each payout is marked paid or canceled.`, 'Create payouts')) === null) return;
         const batch = await client.payouts.create(programId);
         await reload();
         say(payoutStatus, batch.batchId === null ? 'Nothing was due.' : `Batch ${batch.batchId} created: ${batch.payouts.length} payout(s).`);
@@ -116,7 +144,12 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
           formatInstant(p.createdAt),
           formatInstant(p.paidAt),
           p.status === 'processing'
-            ? h('span', { class: 'actions' }, step('Mark paid', p.id, client.payouts.markPaid, 'marked paid'), step('Cancel', p.id, client.payouts.cancel, 'canceled'))
+            ? h(
+                'span',
+                { class: 'actions' },
+                step('Mark paid', p, client.payouts.markPaid, 'marked paid', 'This cannot be undone: say so only once the money was sent.'),
+                step('Cancel', p, client.payouts.cancel, 'canceled', 'Its commissions go back to approved and are paid in a later payout.'),
+              )
             : '',
         ]),
         'No payouts yet: Create payouts pays what is due.',
@@ -168,6 +201,23 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
   show(payouts, h('h2', {}, 'Payouts'), payoutStatus);
   void act(commissionStatus, loadCommissions);
   void act(payoutStatus, () => loadPayouts(preview));
+}
+
+/** Amounts in cents added up per currency, as text: "$35.05" or "$35.05 + €12.00". */
+function totals(amounts: Array<[number, string]>): string {
+  const sums = new Map<string, number>();
+  for (const [cents, currency] of amounts) sums.set(currency, (sums.get(currency) ?? 0) + cents);
+  return [...sums].map(([currency, cents]) => formatCents(cents, currency)).join(' + ');
+}
+
+/** What approving or rejecting `chosen` asks: the question, what it comes to, and the button. */
+function reviewQuestion(verb: 'approve' | 'reject', chosen: Commission[], partner: (id: number) => string): [string, string, string] {
+  const what = chosen.length === 1 ? `commission ${chosen[0].id}` : `${formatCount(chosen.length)} commissions`;
+  const whose = [...new Set(chosen.map((c) => partner(c.partnerId)))].join(', ');
+  const money = `${totals(chosen.map((c) => [c.amountCents, c.currency]))} to ${whose}.`;
+  return verb === 'approve'
+    ? [`Approve ${what}?`, `${money} Approved commissions are paid in the next payout.`, 'Approve']
+    : [`Reject ${what}?`, `${money} A rejected commission is never paid; its clawbacks go with it.`, 'Reject'];
 }
 
 /** A status line under a section: what the last action did. */
