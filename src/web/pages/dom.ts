@@ -28,8 +28,8 @@ export function show(parent: Element, ...children: Child[]): void {
 }
 
 /**
- * A table with a caption, column headers (right-aligned when numeric) and rows, scrolling sideways
- * on a narrow screen. Without rows it is the caption and `empty`, a sentence saying what to do next
+ * A table with a caption, column headers (right-aligned when numeric) and rows; on a phone each row
+ * is a card of label and value pairs (docs/pages.md#numbers-dates-and-layout). Without rows it is the caption and `empty`, a sentence saying what to do next
  * (docs/pages.md#empty-lists), in place of bare headers.
  */
 export function table(caption: string, columns: { label: string; numeric?: boolean }[], rows: Child[][], empty: string, attributes: Record<string, Attribute> = {}): HTMLElement {
@@ -37,15 +37,20 @@ export function table(caption: string, columns: { label: string; numeric?: boole
     return h('div', { ...attributes, class: ['empty', attributes.class].filter(Boolean).join(' '), role: 'region', 'aria-label': caption }, h('p', { class: 'caption' }, caption), h('p', {}, empty));
   }
   const cls = (numeric?: boolean) => (numeric ? 'num' : undefined);
+  // The roles keep a table a table for screen readers when a phone's width lays its rows out as cards.
   return h(
     'div',
     { class: 'scroll', tabindex: 0, role: 'region', 'aria-label': caption },
     h(
       'table',
-      attributes,
+      { ...attributes, role: 'table' },
       h('caption', {}, caption),
-      h('thead', {}, h('tr', {}, ...columns.map((c) => h('th', { scope: 'col', class: cls(c.numeric) }, c.label)))),
-      h('tbody', {}, ...rows.map((row) => h('tr', {}, ...row.map((cell, i) => h('td', { class: cls(columns[i]?.numeric) }, cell))))),
+      h('thead', {}, h('tr', { role: 'row' }, ...columns.map((c) => h('th', { scope: 'col', role: 'columnheader', class: cls(c.numeric) }, c.label)))),
+      h(
+        'tbody',
+        {},
+        ...rows.map((row) => h('tr', { role: 'row' }, ...row.map((cell, i) => h('td', { role: 'cell', class: cls(columns[i]?.numeric), 'data-label': columns[i]?.label }, cell)))),
+      ),
     ),
   );
 }
