@@ -1,7 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { PartnerkitCommand } from '../../src/cli/base.js';
 import { nextCommand } from '../../src/cli/next-command.js';
-import { partnerReportCsv, renderPartnerReport, reportFlags, reportQuery } from '../../src/cli/performance.js';
+import { renderPartnerReport, reportFlags, reportQuery } from '../../src/cli/performance.js';
+import { partnerReportCsv } from '../../src/report-csv.js';
 import { clockFromEnv } from '../../src/clock.js';
 
 export default class ReportPartners extends PartnerkitCommand {

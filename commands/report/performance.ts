@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { PartnerkitCommand } from '../../src/cli/base.js';
-import { performanceCsv, renderPerformance, reportFlags, reportQuery } from '../../src/cli/performance.js';
+import { renderPerformance, reportFlags, reportQuery } from '../../src/cli/performance.js';
+import { performanceCsv } from '../../src/report-csv.js';
 import { clockFromEnv } from '../../src/clock.js';
 
 export default class ReportPerformance extends PartnerkitCommand {

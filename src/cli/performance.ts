@@ -1,7 +1,6 @@
 import { Flags } from '@oclif/core';
 import { DEFAULT_PERIOD, PERIODS, type Period } from '../api/constants.js';
 import type { PartnerReport, PartnerReportRow, PerformanceDay, PerformanceQuery, PerformanceReport, Trend } from '../api/index.js';
-import { csvNumber, csvRecord } from '../csv.js';
 import { formatCount as count, formatMoney as money, formatWhen, renderTable, type Column } from './output.js';
 import { sessionTokenFlag } from './base.js';
 
@@ -80,16 +79,6 @@ export function renderPerformance(programId: number, report: PerformanceReport, 
   ].join('\n');
 }
 
-const CSV_FIELDS = ['date', 'period', 'clicks', 'leads', 'conversions', 'revenue', 'partners', 'sales', 'commission'] as const;
-
-/** A header line and one line per day; money with two decimals. */
-export function performanceCsv(report: PerformanceReport): string {
-  const lines = report.data.map((d) =>
-    csvRecord(CSV_FIELDS.map((field) => (field === 'revenue' || field === 'commission' ? csvNumber(d[field].toFixed(2)) : d[field]))),
-  );
-  return [CSV_FIELDS.join(','), ...lines].join('\n');
-}
-
 // One line a partner: the id and name (cut short when long); the referral code is in --csv and --json.
 const partnerColumns: Column<PartnerReportRow>[] = [
   { header: 'Partner', value: (r) => `#${r.partnerId} ${r.name}`, shrink: 'end' },
@@ -111,15 +100,4 @@ export function renderPartnerReport(programId: number, report: PartnerReport, no
   lines.push(renderTable(partnerColumns, report.data, { empty: `No partners in program ${programId} yet. Enroll one with: ${enroll}` }));
   if (total > report.data.length) lines.push(`… ${count(total - report.data.length)} more (--limit)`);
   return lines.join('\n');
-}
-
-const PARTNER_CSV_FIELDS = ['partnerId', 'name', 'refCode', 'clicks', 'leads', 'conversions', 'sales', 'revenue', 'commission', 'conversionRate'] as const;
-
-/** A header line and one line per partner; money and the rate with two decimals. */
-export function partnerReportCsv(report: PartnerReport): string {
-  const cell = (r: PartnerReportRow, field: (typeof PARTNER_CSV_FIELDS)[number]) => {
-    const value = r[field];
-    return field === 'revenue' || field === 'commission' || field === 'conversionRate' ? csvNumber((value as number).toFixed(2)) : value;
-  };
-  return [PARTNER_CSV_FIELDS.join(','), ...report.data.map((r) => csvRecord(PARTNER_CSV_FIELDS.map((f) => cell(r, f))))].join('\n');
 }

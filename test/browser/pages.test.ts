@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PartnerkitClient } from '../../src/sdk/client.js';
 import type { PortalCommissions, PortalMe, PortalPerformance } from '../../src/api/portal.js';
 import type { PerformanceReport } from '../../src/api/reports.js';
-import { BIN, cliEnv, runJson } from '../helpers/cli.js';
+import { BIN, cliEnv, runCli, runJson } from '../helpers/cli.js';
 import { receiver } from '../helpers/receiver.js';
 
 /**
@@ -285,6 +285,28 @@ describe('the dashboard', () => {
       await expect.poll(() => page.locator('#commission-list').textContent()).toBe('0 of 0 commissionsNo reversed commissions. Choose another status to see the others.');
       expect(await page.locator('#commission-list').getAttribute('role')).toBe('region');
       expect((page as Page & { errors: string[] }).errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("CSV downloads: the daily report, the partners report and the commission list equal the CLI's --csv", async () => {
+    const { context, page } = await open(`/dashboard?program=1&period=30d${await memberLink()}`);
+    const cli = async (args: string[]) => (await runCli(args, cliEnv(dir, { PARTNERKIT_NOW: NOW }))).stdout;
+    const downloaded = async (what: string) => {
+      const downloading = page.waitForEvent('download');
+      await page.getByRole('button', { name: `Download CSV of ${what}` }).click();
+      const file = await downloading;
+      return [file.suggestedFilename(), readFileSync(await file.path(), 'utf8')];
+    };
+    try {
+      await page.locator('#commission-list tbody tr').first().waitFor();
+      expect(await downloaded('the daily report')).toEqual(['performance-program-1-2026-01-31-2026-03-01.csv', await cli(['report', 'performance', '1', '--period', '30d', '--csv'])]);
+      expect(await downloaded('the partners report')).toEqual(['partners-program-1-2026-01-31-2026-03-01.csv', await cli(['report', 'partners', '1', '--period', '30d', '--csv'])]);
+      // Every pending commission, not only the page of 20 shown.
+      const [name, file] = await downloaded('the commissions');
+      expect([name, file]).toEqual(['commissions-program-1-pending.csv', await cli(['commission', 'list', '--program', '1', '--status', 'pending', '--csv'])]);
+      expect(file.trim().split('\n')).toHaveLength(1 + (await member.commissions.page(1, { status: 'pending', limit: 1 })).total);
     } finally {
       await context.close();
     }

@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, test } from 'vitest';
 import type { PartnerReport } from '../../src/api/index.js';
-import { partnerReportCsv } from '../../src/cli/performance.js';
+import { commissionsCsv, partnerReportCsv } from '../../src/report-csv.js';
 import { exportFile } from '../../src/domain/payout-export.js';
 import { FORMULAS } from '../helpers/factories.js';
 
@@ -17,6 +17,22 @@ describe('CSV cells a spreadsheet would run', () => {
     };
     const rows = parse(partnerReportCsv(report), { columns: true }) as Array<Record<string, string>>;
     expect(rows.map((r) => [r.name, r.refCode, r.revenue, r.commission])).toEqual(neutral.map((text) => [text, text, '-12.50', '-2.50']));
+  });
+
+  test('commission list --csv and the dashboard download: amounts in currency units, a clawback negative, nulls empty, names and reasons neutralised', () => {
+    const base = { programId: 1, saleId: 7, currency: 'EUR', holdUntil: '2026-04-01T00:00:00.000Z', createdAt: '2026-03-02T10:00:00.000Z' };
+    const csv = commissionsCsv(
+      [
+        { ...base, id: 1, partnerId: 2, type: 'sale', amountCents: 1234, status: 'paid', payoutId: 9, paidAt: '2026-04-02T00:00:00.000Z', reason: null },
+        { ...base, id: 2, partnerId: 3, type: 'clawback', amountCents: -50, status: 'rejected', payoutId: null, paidAt: null, reason: '=HYPERLINK("x")' },
+      ],
+      new Map([[2, 'Ann, "the" best'], [3, '@bob']]),
+    );
+    expect(csv.split('\n')).toEqual([
+      'id,partnerId,partnerName,saleId,type,amount,currency,status,holdUntil,createdAt,payoutId,paidAt,reason',
+      '1,2,"Ann, ""the"" best",7,sale,12.34,EUR,paid,2026-04-01T00:00:00.000Z,2026-03-02T10:00:00.000Z,9,2026-04-02T00:00:00.000Z,',
+      `2,3,'@bob,7,clawback,-0.50,EUR,rejected,2026-04-01T00:00:00.000Z,2026-03-02T10:00:00.000Z,,,"'=HYPERLINK(""x"")"`,
+    ]);
   });
 
   test('payout files: a negative amount is written as a number, names are neutralised', () => {

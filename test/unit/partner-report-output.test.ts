@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { PartnerReport } from '../../src/api/index.js';
-import { partnerReportCsv, renderPartnerReport } from '../../src/cli/performance.js';
+import { renderPartnerReport } from '../../src/cli/performance.js';
+import { partnerReportCsv } from '../../src/report-csv.js';
 
 /** `report partners` output (docs/reports.md#report-partners) with the largest figures a 10-million-click demo reaches, and awkward names. */
 const report: PartnerReport = {

@@ -2,8 +2,9 @@ import './pages.css';
 import type { PartnerReport, PerformanceReport, Trend } from '../../api/reports.js';
 import type { PayoutPreview } from '../../api/payouts.js';
 import type { Me } from '../../api/portal.js';
+import { partnerReportCsv, performanceCsv } from '../../report-csv.js';
 import { dailyChart, partialLastDay } from './chart.js';
-import { h, select, show, table } from './dom.js';
+import { csvButton, h, select, show, table } from './dom.js';
 import { formatCount, formatDay, formatMoney, formatPercent, formatTrend } from './format.js';
 import { moneySections } from './money.js';
 import { periodFromUrl, periodPicker, periodToQuery, reportQuery, setQuery, type PeriodChoice } from './period.js';
@@ -96,14 +97,20 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
   const [report, byPartner, preview] = await Promise.all([client.reports.performance(programId, query), client.reports.partners(programId, query), client.payouts.preview(programId)]);
   const currency = currencyOf(preview);
   const names = new Map(byPartner.data.map((p) => [p.partnerId, p.name]));
-  show(partners, leaderboard(byPartner, currency));
+  const span = `${report.meta.dateFrom.slice(0, 10)}-${report.meta.dateTo.slice(0, 10)}`;
+  show(partners, leaderboard(byPartner, currency), csvButton('the partners report', () => `partners-program-${programId}-${span}.csv`, () => partnerReportCsv(byPartner)));
   moneySections(shell, money, programId, names, preview, serverNow(me));
   webhooksSection(shell, webhooks, programId);
 
   // The previous period (its totals tell a trend from nothing, its rows are the faint lines): the
   // same report over the window the API named.
   const previous = await client.reports.performance(programId, { dateFrom: report.meta.previousPeriod.dateFrom, dateTo: report.meta.previousPeriod.dateTo });
-  show(kpis, h('h2', {}, periodHeading(report)), h('div', { class: 'kpis' }, ...KPIS.map((k) => kpiCard(k, report, previous, currency))));
+  show(
+    kpis,
+    h('h2', {}, periodHeading(report)),
+    h('div', { class: 'kpis' }, ...KPIS.map((k) => kpiCard(k, report, previous, currency))),
+    h('p', { class: 'actions' }, csvButton('the daily report', () => `performance-program-${programId}-${span}.csv`, () => performanceCsv(report))),
+  );
   const rows = report.data;
   const asMoney = (v: number) => formatMoney(v, currency);
   show(

@@ -126,3 +126,18 @@ export function confirmAction(question: string, details: string, action: string,
     dialog.showModal();
   });
 }
+
+/** Saves text as a file the browser downloads (a CSV a page built or the API answered). */
+export function saveFile(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
+  const link = h('a', { href: url, download: name, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** A button that downloads the CSV `build` makes (docs/pages.md#csv-downloads); `what` names the list for its label. */
+export function csvButton(what: string, name: () => string, build: () => Promise<string> | string): HTMLButtonElement {
+  return button('Download CSV', async () => saveFile(name(), `${await build()}\n`), { class: 'secondary', 'aria-label': `Download CSV of ${what}` });
+}

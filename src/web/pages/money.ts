@@ -1,6 +1,7 @@
-import { COMMISSION_STATUSES, EXPORT_FORMATS, type CommissionStatus, type ExportFormat } from '../../api/constants.js';
+import { COMMISSION_STATUSES, EXPORT_FORMATS, MAX_PAGE_LIMIT, type CommissionStatus, type ExportFormat } from '../../api/constants.js';
 import type { Commission, Payout, PayoutPreview } from '../../api/payouts.js';
-import { button, confirmAction, h, PAGE_SIZE, pager, select, show, table } from './dom.js';
+import { commissionsCsv } from '../../report-csv.js';
+import { button, confirmAction, csvButton, h, PAGE_SIZE, pager, saveFile, select, show, table } from './dom.js';
 import { formatCents, formatCount, formatInstant } from './format.js';
 import type { Shell } from './shell.js';
 
@@ -27,6 +28,16 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
   const commissionStatus = h('div', { class: 'status', 'aria-live': 'polite' });
   async function loadCommissions(): Promise<void> {
     const { data: list, total } = await client.commissions.page(programId, { ...(status === 'all' ? {} : { status }), limit: PAGE_SIZE, offset });
+    /** Every commission of the status chosen, page by page: the CSV holds the whole list, not the page shown. */
+    const everyCommission = async () => {
+      const all: Commission[] = [];
+      for (let from = 0; from === 0 || all.length < total; from += MAX_PAGE_LIMIT) {
+        const { data } = await client.commissions.page(programId, { ...(status === 'all' ? {} : { status }), limit: MAX_PAGE_LIMIT, offset: from });
+        all.push(...data);
+        if (data.length < MAX_PAGE_LIMIT) break;
+      }
+      return all;
+    };
     const inHold = (c: Commission) => Date.parse(c.holdUntil) > now().getTime();
     const selected = new Set<number>();
     /** Approves or rejects commissions, asking first unless it is one approval (docs/pages.md#money-actions-ask-first). */
@@ -60,7 +71,12 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
         void act(commissionStatus, loadCommissions);
       }, 'commission-status'),
       commissionStatus,
-      pending.length > 0 ? h('p', { class: 'actions bulk' }, approveSelected, rejectSelected) : '',
+      h(
+        'p',
+        { class: 'actions bulk' },
+        ...(pending.length > 0 ? [approveSelected, rejectSelected] : []),
+        total > 0 ? csvButton('the commissions', () => `commissions-program-${programId}-${status}.csv`, async () => commissionsCsv(await everyCommission(), names)) : '',
+      ),
       table(
         `${formatCount(list.length)} of ${formatCount(total)} commissions`,
         [{ label: 'Id', numeric: true }, { label: 'Partner' }, { label: 'Sale', numeric: true }, { label: 'Type' }, { label: 'Amount', numeric: true }, { label: 'Status' }, { label: 'Created' }, { label: 'Review' }],
@@ -182,12 +198,7 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
   async function download(batchId: number, format: ExportFormat, currency?: string): Promise<void> {
     const file = await client.payouts.export(batchId, { format, currency });
     const name = `payout-batch-${batchId}-${format}${currency ? `-${currency.toLowerCase()}` : ''}.csv`;
-    const url = URL.createObjectURL(new Blob([file.file], { type: 'text/csv;charset=utf-8' }));
-    const link = h('a', { href: url, download: name, hidden: true });
-    document.body.append(link);
-    link.click();
-    link.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    saveFile(name, file.file);
     const skipped = file.skipped.map((s) => `payout ${s.payoutId} (${s.reason === 'no_payout_email' ? 'no payout e-mail' : 'another payout method'})`);
     say(payoutStatus, `${name}: ${file.exportedPayoutIds.length} payout(s)${skipped.length > 0 ? `; skipped ${skipped.join(', ')}` : ''}.`);
   }
