@@ -9,6 +9,7 @@ import { moneySections } from './money.js';
 import { periodFromUrl, periodPicker, periodToQuery, reportQuery, setQuery, type PeriodChoice } from './period.js';
 import { start, type Shell } from './shell.js';
 import { webhooksSection } from './webhooks.js';
+import { codesSection, reviewSection } from './review.js';
 
 /** The merchant dashboard (docs/pages.md#the-dashboard): one program's numbers over a period. */
 
@@ -68,6 +69,8 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
   const partners = h('section', { id: 'partners' });
   const money = h('div', { id: 'money' });
   const webhooks = h('section', { id: 'webhooks' });
+  const review = h('section', { id: 'review' });
+  const codes = h('section', { id: 'codes' });
   show(
     shell.root,
     shell.header(
@@ -78,6 +81,8 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
     kpis,
     chart,
     partners,
+    codes,
+    review,
     money,
     webhooks,
   );
@@ -91,6 +96,8 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
   show(partners, leaderboard(byPartner, currency));
   moneySections(shell, money, programId, names, preview);
   webhooksSection(shell, webhooks, programId);
+  reviewSection(shell, review, programId);
+  codesSection(shell, codes, programId, names);
 
   // The previous period's rows for the faint lines: the same report over the window the API named.
   const previous = await client.reports.performance(programId, { dateFrom: report.meta.previousPeriod.dateFrom, dateTo: report.meta.previousPeriod.dateTo });
