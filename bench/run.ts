@@ -2,7 +2,7 @@
 // ceiling measured in the same run on the same machine; prints a table, merges the sections it ran
 // into bench/results.json (the latest run of every section) and writes docs/benchmarks.md from it
 // and bench/benchmarks-intro.md. `npm run bench -- docs` only writes the page again.
-// Sections: cli, sales, refunds, webhooks, outbound, clicks, links, mixed, flood, rate-limits, payouts, profile, demo, reports, partners, dashboard, exports, scaling (default: all). BENCH_CLICKS scales the demo
+// Sections: cli, sales, fraud, reconcile, refunds, webhooks, outbound, clicks, links, mixed, flood, rate-limits, payouts, profile, demo, reports, partners, dashboard, exports, scaling (default: all). BENCH_CLICKS scales the demo
 // and report data down for a quick try (default 10,000,000); BENCH_SCALING lists the scaling sizes.
 // PARTNERKIT_BENCH_DATABASE_URL names a PostgreSQL database: the exports section then also measures the
 // export from PostgreSQL, and the rate-limits section (only then) the shared counters, each in a
@@ -25,6 +25,7 @@ import { profileWrites, type WriteProfile } from './profile.js';
 import { benchRefunds } from './refunds.js';
 import { benchDemo, benchPartnerReport, benchPostgres, benchReports, benchScaling, demoDataSet } from './report.js';
 import { benchSales } from './sales.js';
+import { benchFraud, benchReconcile } from './fraud.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchOutbound } from './outbound.js';
 
@@ -119,6 +120,36 @@ if (wanted('sales')) {
     ratio: '—',
     target: 'exactly one, rest 409, no 5xx',
     met: s.duplicateStorm.exactlyOnePerRound && s.duplicateStorm.fiveHundreds === 0,
+  });
+}
+
+if (wanted('fraud')) {
+  section = 'fraud';
+  log('fraud: sales with every fraud rule off and on, one server, interleaved (3 × 10 s each)…');
+  const f = await benchFraud();
+  results.fraud = f;
+  record({
+    figure: 'sale throughput, every fraud rule on',
+    value: `${spread(f.on)}/s`,
+    ceiling: `every rule off ${fmt(f.off.median)}/s`,
+    ratio: `${(f.on.median / f.off.median).toFixed(2)}×`,
+    target: '≥ 0.9× rules off',
+    met: f.on.median >= 0.9 * f.off.median,
+  });
+}
+
+if (wanted('reconcile')) {
+  section = 'reconcile';
+  log('reconcile: 10,000 events from a local fake of Stripe\'s API…');
+  const r = await benchReconcile();
+  results.reconcile = r;
+  record({
+    figure: `stripe reconcile of ${fmt(r.events)} events`,
+    value: `${fmt(r.perSecond)} events/s (${fmt(r.seconds, 1)} s, ${fmt(r.recorded)} recorded)`,
+    ceiling: '—',
+    ratio: '—',
+    target: '≥ 500 events/s, every event recorded',
+    met: r.perSecond >= 500 && r.recorded === r.events,
   });
 }
 

@@ -11,7 +11,7 @@ import { SERVE_DEFAULTS } from '../src/cli/sessions.js';
 import { DEFAULT_EDGE, DEFAULT_RATE_LIMIT } from '../src/http/deps.js';
 import { DEFAULT_CONNECTION_TIMEOUTS } from '../src/http/connections.js';
 import { LOG_LEVELS, readableLines } from '../src/http/request-log.js';
-import { SHUTDOWN_TIMEOUT_SECONDS, startServer, startupHint } from '../src/server.js';
+import { parseInterval, SHUTDOWN_TIMEOUT_SECONDS, startServer, startupHint } from '../src/server.js';
 import { parseTrustProxy, type TrustProxy } from '../src/http/trust-proxy.js';
 
 const portFlag = Flags.integer({
@@ -72,6 +72,18 @@ export default class Serve extends PartnerkitCommand {
       default: DEFAULT_WORKER_SETTINGS.leaseSeconds,
       min: 11,
     }),
+    // Stripe reconciliation (docs/stripe-reconciliation.md#every-few-minutes).
+    'stripe-reconcile-every': Flags.custom<number>({
+      description: 'reconcile every program that has a Stripe API key this often: 30s, 15m, 1h, a bare number is seconds (0: never)',
+      parse: async (input) => {
+        try {
+          return parseInterval(input);
+        } catch (error) {
+          throw new Errors.CLIError((error as Error).message, { exit: USAGE_EXIT });
+        }
+      },
+      default: 0,
+    })(),
     // Stopping (docs/exports.md#shutdown).
     'shutdown-timeout': Flags.integer({
       description: 'on SIGTERM/SIGINT, seconds requests in flight may take to finish before their connections are closed',
@@ -101,6 +113,7 @@ export default class Serve extends PartnerkitCommand {
       },
       shutdownTimeoutSeconds: flags['shutdown-timeout'],
       worker: { ...DEFAULT_WORKER_SETTINGS, leaseSeconds: flags['webhook-lease-seconds'] },
+      stripeReconcileEveryMs: flags['stripe-reconcile-every'],
     });
     // The signals are handled from the moment the server is up (its discovery file written), not
     // after the start-up hint's query: a SIGTERM in between would end the process without a shutdown.

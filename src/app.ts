@@ -50,6 +50,17 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
     paths: ['/api/programs/', '/api/webhook-endpoints/', '/api/webhook-events/'],
     load: async () => (await import('./http/routes/outbound-webhooks.js')).outboundWebhookRoutes,
   },
+  {
+    name: 'stripe-reconcile',
+    paths: ['/api/programs/'],
+    load: async () => (await import('./http/routes/stripe-reconcile.js')).stripeReconcileRoutes,
+  },
+  { name: 'fraud', paths: ['/api/programs/'], load: async () => (await import('./http/routes/fraud.js')).fraudRoutes },
+  {
+    name: 'promotion-codes',
+    paths: ['/api/programs/'],
+    load: async () => (await import('./http/routes/promotion-codes.js')).promotionCodeRoutes,
+  },
   { name: 'exports', paths: ['/api/programs/'], load: async () => (await import('./http/routes/exports.js')).exportRoutes },
   { name: 'sessions', paths: ['/api/me', '/api/session'], load: async () => (await import('./http/routes/sessions.js')).sessionRoutes },
   { name: 'portal', paths: ['/api/portal/'], load: async () => (await import('./http/routes/portal.js')).portalRoutes },

@@ -153,3 +153,8 @@ export function runningServer(dir: DataDir): Discovery | undefined {
     return undefined; // stale file of a process that died without cleaning up
   }
 }
+
+/** PARTNERKIT_STRIPE_API_BASE: the base URL Stripe reconciliation talks to instead of Stripe's API (docs/stripe-reconciliation.md#the-api-base-url). */
+export function stripeApiBase(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env.PARTNERKIT_STRIPE_API_BASE || undefined;
+}

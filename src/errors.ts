@@ -28,6 +28,7 @@ export const errorCodes = {
   headers_too_large: { status: 431, name: 'RequestHeaderFieldsTooLargeError', envelope: 'platform' },
   internal_error: { status: 500, name: 'InternalServerError', envelope: 'platform' },
   not_implemented: { status: 501, name: 'NotImplementedError', envelope: 'platform' },
+  upstream_error: { status: 502, name: 'BadGatewayError', envelope: 'platform' },
   service_unavailable: { status: 503, name: 'ServiceUnavailableError', envelope: 'platform' },
 } as const satisfies Record<string, { status: number; name: string; envelope: Envelope }>;
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { RouteModule } from './app.js';
 import type { Clock } from './clock.js';
-import { DataDirError, ensureDataDir, redactedUrl, runningServer, type DataDir } from './config.js';
+import { DataDirError, ensureDataDir, redactedUrl, runningServer, stripeApiBase, type DataDir } from './config.js';
 import { claimAdminToken } from './domain/admin-token.js';
 import { sha256 } from './domain/secrets.js';
 import { DEFAULT_EDGE, DEFAULT_RATE_LIMIT, type AppDeps, type EdgeSettings } from './http/deps.js';
@@ -93,6 +93,7 @@ export async function openLocalDeps(dir: DataDir, clock: Clock, options: LocalOp
     openApi: options.openApi,
     pages: options.pages,
     exports: { dir: dir.exportsDir },
+    stripeApi: { base: stripeApiBase() },
     ...(options.edge ?? DEFAULT_EDGE),
   };
   return { deps, adminToken };

@@ -16,7 +16,7 @@ export function performanceCsv(report: PerformanceReport): string {
   return [CSV_FIELDS.join(','), ...lines].join('\n');
 }
 
-const PARTNER_CSV_FIELDS = ['partnerId', 'name', 'refCode', 'clicks', 'leads', 'conversions', 'sales', 'revenue', 'commission', 'conversionRate'] as const;
+const PARTNER_CSV_FIELDS = ['partnerId', 'name', 'refCode', 'clicks', 'leads', 'conversions', 'sales', 'codeSales', 'revenue', 'commission', 'conversionRate'] as const;
 
 /** A header line and one line per partner; money and the rate with two decimals. */
 export function partnerReportCsv(report: PartnerReport): string {

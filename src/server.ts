@@ -8,6 +8,7 @@ import type { AppDeps, EdgeSettings } from './http/deps.js';
 import { listPrograms } from './domain/provisioning.js';
 import { openLocalApp, type LocalApp } from './local.js';
 import { DEFAULT_WORKER_SETTINGS, DeliveryWorker, type WorkerSettings } from './domain/outbound/worker.js';
+import { ReconcileJob } from './domain/stripe/reconcile-job.js';
 
 export type ServeOptions = {
   dir: DataDir;
@@ -22,7 +23,16 @@ export type ServeOptions = {
   shutdownTimeoutSeconds: number;
   /** The outbound webhooks' delivery worker (docs/outbound-webhooks.md#delivery); its defaults when absent. */
   worker?: WorkerSettings;
+  /** How often every program with a Stripe API key is reconciled (docs/stripe-reconciliation.md#every-few-minutes); 0 or absent: never. */
+  stripeReconcileEveryMs?: number;
 };
+
+/** `30s`, `15m`, `2h`, `45` (seconds) or `0` (never) as milliseconds; anything else throws a message naming the forms. */
+export function parseInterval(input: string): number {
+  const match = /^(\d{1,6})(s|m|h)?$/.exec(input.trim());
+  if (!match) throw new Error(`an interval is a number of seconds, or with s, m or h (30s, 15m, 1h); 0 is never; not ${input}`);
+  return Number(match[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? 's') as 's' | 'm' | 'h'];
+}
 
 /** How long `serve` lets requests in flight finish once asked to stop. */
 export const SHUTDOWN_TIMEOUT_SECONDS = 10;
@@ -60,6 +70,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const discovery: Discovery = { url, pid: process.pid, startedAt: options.clock.now().toISOString() };
   writeFileSync(options.dir.discoveryFile, JSON.stringify(discovery), { mode: 0o600 });
   const worker = new DeliveryWorker(local.deps, options.worker ?? DEFAULT_WORKER_SETTINGS).start();
+  const everyMs = options.stripeReconcileEveryMs ?? 0;
+  const reconcile = everyMs > 0 ? new ReconcileJob({ ...local.deps, stripeApi: local.deps.stripeApi ?? {} }, everyMs, (line) => local.app.log.info(line)).start() : undefined;
   let stopping: Promise<void> | undefined;
   return {
     ...local,
@@ -69,6 +81,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         const deadline = setTimeout(() => local.app.server.closeAllConnections(), options.shutdownTimeoutSeconds * 1000);
         try {
           await worker.stop();
+          await reconcile?.stop();
           await local.close();
         } finally {
           clearTimeout(deadline);

@@ -13,8 +13,9 @@ export default class SaleSend extends PartnerkitCommand {
   ];
   static override flags = {
     'api-key': Flags.string({ description: 'program API key', required: true, env: 'PARTNERKIT_API_KEY' }),
-    'customer-key': Flags.string({ description: 'customer key given at signup', atLeastOne: ['customer-key', 'click-id'] }),
+    'customer-key': Flags.string({ description: 'customer key given at signup', atLeastOne: ['customer-key', 'click-id', 'coupon-code'] }),
     'click-id': Flags.string({ description: 'click id (fallback attribution)' }),
+    'coupon-code': Flags.string({ description: "a partner's promotion code (last attribution step)" }),
     'amount-cents': Flags.integer({ description: 'amount in cents, tax included', required: true }),
     'transaction-id': Flags.string({ description: 'your payment id (idempotency key)', required: true }),
     currency: Flags.string({ description: 'USD, EUR or VND (default USD)' }),
@@ -33,6 +34,7 @@ export default class SaleSend extends PartnerkitCommand {
       amount_cents: flags['amount-cents'],
       customer_key: flags['customer-key'],
       click_id: flags['click-id'],
+      coupon_code: flags['coupon-code'],
       currency: flags.currency,
       product_id: flags['product-id'],
       is_recurring: flags.recurring || undefined,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { APPROVAL_MODES, PARTNER_STATUSES, PAYOUT_METHODS, SESSION_HOURS } from './constants.js';
 import { id, instant, pathId } from './common.js';
+import { fraudRulesInput, fraudRulesSchema } from './fraud.js';
 
 const name = z.string().min(1).max(255);
 const email = z.email().max(255);
@@ -42,6 +43,12 @@ const programSettings = {
   approval: z.enum(APPROVAL_MODES).describe('auto: pending commissions are approved when their hold ends; manual: by commission approve'),
   minPayoutCents: z.int().min(0).max(Number.MAX_SAFE_INTEGER).describe('A balance below it waits for a later payout'),
   landingUrl: landingUrl.nullable(),
+  fraudRules: fraudRulesInput,
+  stripeApiKey: z
+    .string()
+    .regex(/^rk_(live|test)_[A-Za-z0-9]{8,247}$/, 'a restricted Stripe API key, rk_live_… or rk_test_…')
+    .nullable()
+    .describe('The restricted key (read access to events) Stripe reconciliation uses; stored like a secret and never shown again; null removes it'),
 };
 
 export const createProgramRequestSchema = z.intersection(
@@ -53,6 +60,8 @@ export const createProgramRequestSchema = z.intersection(
     approval: programSettings.approval.default('auto'),
     minPayoutCents: programSettings.minPayoutCents.default(0),
     landingUrl: programSettings.landingUrl.default(null),
+    fraudRules: programSettings.fraudRules.default({}),
+    stripeApiKey: programSettings.stripeApiKey.default(null),
   }),
   commissionInput,
 );
@@ -125,6 +134,8 @@ export const programSchema = z.object({
   approval: z.enum(APPROVAL_MODES),
   minPayoutCents: z.int(),
   landingUrl: z.string().nullable(),
+  fraudRules: fraudRulesSchema,
+  stripeApiKeySet: z.boolean().describe('Whether a Stripe API key is stored (the key itself is never shown)'),
 });
 
 export const createdProgramSchema = programSchema.extend({

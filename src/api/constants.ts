@@ -32,7 +32,16 @@ export const PAYOUT_METHODS = ['paypal', 'wise', 'manual'] as const;
 export type PayoutMethod = (typeof PAYOUT_METHODS)[number];
 
 /** Commission statuses as read (docs/refunds-and-payouts.md#the-status-a-commission-reads-as). */
-export const COMMISSION_STATUSES = ['pending', 'approved', 'processing', 'paid', 'reversed', 'rejected'] as const;
+export const COMMISSION_STATUSES = ['pending', 'on_hold', 'approved', 'processing', 'paid', 'reversed', 'rejected'] as const;
+
+/** The fraud rules and what each may do (docs/fraud.md#the-rules), with each rule's default. */
+export const FRAUD_RULES = ['self_referral', 'disposable_email', 'fast_conversion', 'refund_rate'] as const;
+export type FraudRule = (typeof FRAUD_RULES)[number];
+export const FRAUD_MODES = ['off', 'flag', 'hold'] as const;
+export type FraudMode = (typeof FRAUD_MODES)[number];
+export const DEFAULT_FRAUD_MODES: Readonly<Record<FraudRule, FraudMode>> = {
+  self_referral: 'hold', disposable_email: 'flag', fast_conversion: 'flag', refund_rate: 'flag',
+};
 export const PAYOUT_STATUSES = ['processing', 'paid', 'canceled'] as const;
 /** Batch export formats (docs/refunds-and-payouts.md#exporting-a-batch). */
 export const EXPORT_FORMATS = ['csv', 'paypal', 'wise'] as const;

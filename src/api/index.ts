@@ -16,3 +16,6 @@ export * from './reports.js';
 export * from './tracking.js';
 export * from './webhooks.js';
 export * from './outbound-webhooks.js';
+export * from './promotion-codes.js';
+export * from './fraud.js';
+export * from './stripe-reconcile.js';

@@ -64,6 +64,7 @@ const partnerRowSchema = z.object({
   leads: z.number().int().describe('Customers signed up in the period whose status is still lead (as the program report\'s totalLeads)'),
   conversions: z.number().int(),
   sales: z.number().int(),
+  codeSales: z.number().int().describe('Sales in the period that a promotion code attributed'),
   revenue: z.number(),
   commission: z.number(),
   conversionRate: z.number().describe('conversions × 100 ÷ clicks, 2 decimals; 0 without clicks'),

@@ -11,6 +11,12 @@ export type StripeMetadata = Record<string, string | undefined>;
 /** An id field Stripe sends either as the id or, when expanded, as the object. */
 export type Expandable = string | { id?: string } | null | undefined;
 
+/**
+ * The discounts of a checkout session or an invoice: an invoice lists discount ids (`di_…`) unless
+ * expanded; a discount's promotion code is its id (`promo_…`) or, expanded, the object with its `code`.
+ */
+export type StripeDiscounts = Array<string | { promotion_code?: string | { id?: string; code?: string | null } | null }> | null;
+
 export type StripeCheckoutSession = {
   id?: string;
   object?: string;
@@ -26,6 +32,7 @@ export type StripeCheckoutSession = {
   invoice?: Expandable;
   payment_intent?: Expandable;
   subscription?: Expandable;
+  discounts?: StripeDiscounts;
   livemode?: boolean;
 };
 
@@ -48,6 +55,7 @@ export type StripeInvoice = {
   /** Older API versions (before basil): the payment intent and charge that paid the invoice. */
   payment_intent?: Expandable;
   charge?: Expandable;
+  discounts?: StripeDiscounts;
   livemode?: boolean;
 };
 

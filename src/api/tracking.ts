@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { COMMISSION_STATUSES } from './constants.js';
 import type { Clock } from '../clock.js';
+import { couponCode } from './promotion-codes.js';
 
 const key = z.string().min(1).max(255);
 
@@ -58,6 +59,7 @@ function buildSchema(clock: Clock) {
     tax_cents: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('Tax part of amount_cents; stored, never used in commissions'),
     customer_key: key.optional().describe("The merchant's customer id given at signup (primary attribution key)"),
     click_id: key.optional().describe('The partner_click_id cookie value (fallback attribution)'),
+    coupon_code: couponCode.optional(),
     currency: z.string().optional().describe('USD, EUR or VND, case-insensitive; default USD'),
     sale_type: z.enum(['payment', 'subscription']).optional(),
     line_items: z
@@ -105,12 +107,15 @@ export const clickRequestSchema = z.object({
   user_agent: z.string().max(1024).optional().describe("Server-side clicks only: the visitor's User-Agent, with `ip`"),
 });
 
-export const leadRequestSchema = z.object({
-  customer_key: key.describe("The merchant's stable id for this customer"),
-  click_id: key.describe('The partner_click_id cookie value'),
-  email: z.email().max(255).optional(),
-  name: z.string().min(1).max(255).optional(),
-});
+export const leadRequestSchema = z
+  .object({
+    customer_key: key.describe("The merchant's stable id for this customer"),
+    click_id: key.optional().describe('The partner_click_id cookie value'),
+    coupon_code: couponCode.optional(),
+    email: z.email().max(255).optional(),
+    name: z.string().min(1).max(255).optional(),
+  })
+  .refine((lead) => lead.click_id !== undefined || lead.coupon_code !== undefined, { message: 'give click_id or coupon_code', path: ['click_id'] });
 
 /** The body of POST /api/v1/track/refund (docs/refunds-and-payouts.md#post-apiv1trackrefund). */
 export const refundRequestSchema = z.object({

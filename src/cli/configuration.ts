@@ -18,6 +18,7 @@ export function settableFromEnv<T extends Record<string, object>>(flags: T): T {
 const OTHER_VARIABLES = [
   { env: 'PARTNERKIT_ADMIN_TOKEN', default: '`<data-dir>/admin-token`', description: 'the admin token CLI commands send to a remote `--url`' },
   { env: 'PARTNERKIT_NOW', default: 'the system clock', description: 'pins the clock to an ISO 8601 instant (tests, demos, fixture replays)' },
+  { env: 'PARTNERKIT_STRIPE_API_BASE', default: "Stripe's API", description: 'the base URL `stripe reconcile` reads events from (a local server in tests)' },
 ];
 
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');

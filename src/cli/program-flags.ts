@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
-import { APPROVAL_MODES, DEFAULT_COMMISSION_PERCENT, type Approval } from '../api/constants.js';
-import type { Program, UpdateProgramRequest } from '../api/index.js';
+import { APPROVAL_MODES, DEFAULT_COMMISSION_PERCENT, DEFAULT_FRAUD_MODES, FRAUD_MODES, type Approval, type FraudMode } from '../api/constants.js';
+import type { FraudRulesInput, Program, UpdateProgramRequest } from '../api/index.js';
 import { commissionText, formatWhen } from './output.js';
 
 /**
@@ -17,7 +17,17 @@ export const programSettingFlags = {
   approval: Flags.string({ description: 'auto: commissions are approved when their hold ends (default); manual: by commission approve', options: [...APPROVAL_MODES] }),
   'min-payout-cents': Flags.integer({ description: 'a balance below it waits for a later payout (default 0)', min: 0 }),
   'landing-url': Flags.string({ description: 'the page partner links send visitors to (http or https); "" clears it' }),
+  'fraud-self-referral': fraudFlag('customer e-mail = partner e-mail', DEFAULT_FRAUD_MODES.self_referral),
+  'fraud-disposable-email': fraudFlag('customer e-mail on a disposable-mail domain', DEFAULT_FRAUD_MODES.disposable_email),
+  'fraud-fast-conversion': fraudFlag('sale within 10 s of its click', DEFAULT_FRAUD_MODES.fast_conversion),
+  'stripe-api-key': Flags.string({ description: 'restricted Stripe API key (rk_…) that stripe reconcile reads events with; never shown again; "" removes it' }),
+  'fraud-refund-rate': fraudFlag('partner refunds > 30 % of ≥ 10 sales in 30 days', DEFAULT_FRAUD_MODES.refund_rate),
 };
+
+/** A fraud rule's mode (docs/fraud.md#the-rules). */
+function fraudFlag(rule: string, defaultMode: FraudMode) {
+  return Flags.string({ description: `fraud rule: ${rule}; off, flag or hold (default ${defaultMode})`, options: [...FRAUD_MODES] });
+}
 
 type SettingFlags = {
   'commission-percent'?: string;
@@ -29,6 +39,11 @@ type SettingFlags = {
   approval?: string;
   'min-payout-cents'?: number;
   'landing-url'?: string;
+  'fraud-self-referral'?: string;
+  'fraud-disposable-email'?: string;
+  'fraud-fast-conversion'?: string;
+  'fraud-refund-rate'?: string;
+  'stripe-api-key'?: string;
 };
 
 /** The request fields of the flags given; a flag not given is left out. */
@@ -42,7 +57,20 @@ export function programSettings(flags: SettingFlags): Omit<UpdateProgramRequest,
     approval: flags.approval as Approval | undefined,
     minPayoutCents: flags['min-payout-cents'],
     landingUrl: flags['landing-url'] === undefined ? undefined : flags['landing-url'] || null,
+    fraudRules: fraudRules(flags),
+    stripeApiKey: flags['stripe-api-key'] === undefined ? undefined : flags['stripe-api-key'] || null,
   };
+}
+
+/** The fraud rules' flags given, or undefined for none (an update then names no rule). */
+function fraudRules(flags: SettingFlags): FraudRulesInput | undefined {
+  const rules = {
+    selfReferral: flags['fraud-self-referral'] as FraudMode | undefined,
+    disposableEmail: flags['fraud-disposable-email'] as FraudMode | undefined,
+    fastConversion: flags['fraud-fast-conversion'] as FraudMode | undefined,
+    refundRate: flags['fraud-refund-rate'] as FraudMode | undefined,
+  };
+  return Object.values(rules).some((mode) => mode !== undefined) ? rules : undefined;
 }
 
 /**
@@ -55,6 +83,7 @@ export function programDetails<P extends Program>(program: P, now: Date): Record
       if (key === 'commission') return [key, commissionText(program.commission)];
       if (key === 'productRules') return [key, program.productRules.map((r) => `${r.productId}: ${commissionText(r.commission)}`)];
       if (key === 'createdAt') return [key, formatWhen(program.createdAt, now)];
+      if (key === 'fraudRules') return [key, Object.entries(program.fraudRules).map(([rule, mode]) => `${rule} ${mode}`).join(', ')];
       return [key, value];
     }),
   );

@@ -60,6 +60,7 @@ export function commissionAfterRefund(
   const unchanged = { status, amountCents, clawbackCents: 0, reverseOpen: false };
   switch (status) {
     case 'pending':
+    case 'on_hold':
     case 'approved':
       if (remainingCents > 0) return { ...unchanged, amountCents: earns - openCents - lockedCents };
       // Nothing left: the open clawbacks go with the commission. Clawbacks a payout already took

@@ -53,14 +53,19 @@ export async function listCommissions(
 /**
  * What a review does to each status as read (docs/refunds-and-payouts.md#review-approve-and-reject): `to` the new status,
  * `from` the statuses it changes, `already` the ones it leaves as they are (a retried call).
- * Approving needs the hold to be over.
+ * Approving needs the hold to be over. A held commission is released to pending or rejected, and
+ * only through those two (docs/fraud.md#held-commissions).
  */
 const REVIEWS = {
   approve: { to: 'approved', from: ['pending'], already: ['approved'] },
   reject: { to: 'rejected', from: ['pending', 'approved'], already: ['rejected'] },
+  release: { to: 'pending', from: ['on_hold'], already: [] },
+  reject_held: { to: 'rejected', from: ['on_hold'], already: ['rejected'] },
 } as const satisfies Record<string, { to: CommissionStatus; from: readonly CommissionStatus[]; already: readonly CommissionStatus[] }>;
 
 export type Review = keyof typeof REVIEWS;
+
+const REVIEW_VERBS: Record<Review, string> = { approve: 'approve', reject: 'reject', release: 'release', reject_held: 'reject held' };
 
 type Refusal = { id: number; status: CommissionStatus; holdUntil?: string; clawbacksInPayouts?: number[] };
 
@@ -74,7 +79,7 @@ function refusal(review: Review, c: CommissionView, now: Date, inPayouts: number
   if ((already as readonly string[]).includes(c.status)) return null;
   if (!(from as readonly string[]).includes(c.status)) return { id: c.id, status: c.status };
   if (review === 'approve' && c.hold_until > now) return { id: c.id, status: c.status, holdUntil: c.hold_until.toISOString() };
-  if (review === 'reject' && inPayouts.length > 0) return { id: c.id, status: c.status, clawbacksInPayouts: inPayouts };
+  if (REVIEWS[review].to === 'rejected' && inPayouts.length > 0) return { id: c.id, status: c.status, clawbacksInPayouts: inPayouts };
   return null;
 }
 
@@ -108,16 +113,17 @@ export async function reviewCommissions(
       throw new AppError('not_found', `No commission ${missing.join(', ')} in program ${programId}; nothing was changed`, { ids: missing });
     }
     // A sale commission's clawbacks go with it when it is rejected (docs/refunds-and-payouts.md#review-approve-and-reject).
-    const clawbacks = review === 'reject' ? await commissions.saleClawbacks(sql, programId, now, found.filter((c) => c.type === 'sale').map((c) => c.sale_id)) : [];
+    const rejecting = REVIEWS[review].to === 'rejected';
+    const clawbacks = rejecting ? await commissions.saleClawbacks(sql, programId, now, found.filter((c) => c.type === 'sale').map((c) => c.sale_id)) : [];
     const ofSale = (c: CommissionView, inPayout: boolean) =>
       c.type === 'sale' ? clawbacks.filter((k) => k.sale_id === c.sale_id && (k.status !== 'approved') === inPayout).map((k) => k.id) : [];
     const refused = found.map((c) => refusal(review, c, now, ofSale(c, true))).filter((r) => r !== null);
     if (refused.length > 0) {
-      throw new AppError('invalid_status', `Cannot ${review} commission ${refused.map(refusalText).join(', ')}; nothing was changed`, { commissions: refused });
+      throw new AppError('invalid_status', `Cannot ${REVIEW_VERBS[review]} commission ${refused.map(refusalText).join(', ')}; nothing was changed`, { commissions: refused });
     }
     const changing = found.filter((c) => (REVIEWS[review].from as readonly string[]).includes(c.status));
     if (changing.length > 0) {
-      await commissions.setCommissionStatus(sql, programId, changing.map((c) => c.id), REVIEWS[review].to, review === 'reject' ? (input.reason ?? null) : null);
+      await commissions.setCommissionStatus(sql, programId, changing.map((c) => c.id), REVIEWS[review].to, rejecting ? (input.reason ?? null) : null);
       const open = changing.flatMap((c) => ofSale(c, false)).filter((id) => !ids.includes(id)); // one rejected alongside stays rejected
       if (open.length > 0) await commissions.setCommissionStatus(sql, programId, open, 'reversed', null);
       await emitCommissions(deps, sql, programId, 'commission.updated', [...changing.map((c) => c.id), ...open]);

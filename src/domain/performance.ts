@@ -9,6 +9,7 @@ import { boundInstant } from '../days.js';
 import type { Sql } from '../store/db.js';
 import type { ProgramRow } from '../store/programs.js';
 import * as reports from '../store/reports.js';
+import { codeSalesByPartner } from '../store/promotion-codes.js';
 import type { PerformanceTotals } from '../store/reports.js';
 import type { Deps } from './deps.js';
 import { viewedProgram, type Viewer } from './access.js';
@@ -162,10 +163,17 @@ export function partnerMetrics<T extends reports.PartnerMetrics>({ leadStatus, r
   return { ...rest, leads: leadStatus, revenue: dollars(revenueCents), commission: dollars(commissionCents) };
 }
 
-/** The per-partner report's body from its rows (docs/reports.md#per-partner-report). */
-export function buildPartnerReport(window: ReportWindow, rows: reports.PartnerTotals[]): PartnerReport {
+/**
+ * The per-partner report's body from its rows and the sales codes attributed, by partner
+ * (docs/reports.md#per-partner-report, docs/promotion-codes.md#in-the-per-partner-report).
+ */
+export function buildPartnerReport(window: ReportWindow, rows: reports.PartnerTotals[], codeSales: Map<number, number>): PartnerReport {
   return {
-    data: rows.map((row) => ({ ...partnerMetrics(row), conversionRate: conversionRate(row.conversions, row.clicks) })),
+    data: rows.map((row) => ({
+      ...partnerMetrics(row),
+      codeSales: codeSales.get(row.partnerId) ?? 0,
+      conversionRate: conversionRate(row.conversions, row.clicks),
+    })),
     meta: { period: window.period, dateFrom: window.from.toISOString(), dateTo: window.to.toISOString() },
   };
 }
@@ -173,6 +181,6 @@ export function buildPartnerReport(window: ReportWindow, rows: reports.PartnerTo
 /** GET /api/tracking/performance/:programId/partners: the program report's credential, periods and errors, a row per partner. */
 export function partnerReport(deps: Deps, viewer: Viewer, programId: number, query: PerformanceQuery): Promise<PartnerReport> {
   return programReport(deps, query, (sql) => viewedProgram(deps.store, sql, viewer, programId), async (sql, window) =>
-    buildPartnerReport(window, await reports.partnerPerformance(sql, programId, window)),
+    buildPartnerReport(window, await reports.partnerPerformance(sql, programId, window), await codeSalesByPartner(sql, programId, window.from, window.to)),
   );
 }

@@ -1,4 +1,4 @@
-import type { ApiKey, CommissionTerms, Partner, Program, ProductRule } from '../api/index.js';
+import type { ApiKey, CommissionTerms, FraudRulesInput, Partner, Program, ProductRule } from '../api/index.js';
 import { AppError } from '../errors.js';
 import * as keys from '../store/api-keys.js';
 import type { ApiKeyMode, ApiKeyRow } from '../store/api-keys.js';
@@ -15,6 +15,7 @@ import { changingProgram, programNotFound } from './program-cache.js';
 import { endSessionsOf, issueSignIn } from './sessions.js';
 import type { Deps } from './deps.js';
 import { emit } from './outbound/events.js';
+import { fraudRulesView, storedFraudRules } from './fraud.js';
 import { randomCode, randomToken, sha256 } from './secrets.js';
 
 function commissionView(rule: CommissionRule): CommissionTerms {
@@ -35,6 +36,8 @@ function programView(p: ProgramRow, rules: ProductRuleRow[]): Program {
     approval: p.approval,
     minPayoutCents: p.min_payout_cents,
     landingUrl: p.landing_url,
+    fraudRules: fraudRulesView(p),
+    stripeApiKeySet: p.stripe_api_key !== null,
   };
 }
 
@@ -55,6 +58,9 @@ export type NewProgram = {
   approval: Approval;
   minPayoutCents: number;
   landingUrl: string | null;
+  fraudRules?: FraudRulesInput;
+  /** A restricted Stripe API key; null removes it. */
+  stripeApiKey?: string | null;
 };
 
 export async function createProgram({ store, clock }: Deps, input: NewProgram) {
@@ -74,6 +80,8 @@ export async function createProgram({ store, clock }: Deps, input: NewProgram) {
         approval: input.approval,
         min_payout_cents: input.minPayoutCents,
         landing_url: input.landingUrl,
+        fraud_rules: storedFraudRules(null, input.fraudRules),
+        stripe_api_key: input.stripeApiKey ?? null,
       };
       await programs.insertProgram(sql, row);
       const live = await issueKey({ store, clock }, sql, row.id, 'live');
@@ -117,6 +125,8 @@ export async function updateProgram({ store, clock }: Deps, id: number, changes:
         approval: changes.approval ?? current.approval,
         min_payout_cents: changes.minPayoutCents ?? current.min_payout_cents,
         landing_url: changes.landingUrl === undefined ? current.landing_url : changes.landingUrl,
+        fraud_rules: storedFraudRules(current.fraud_rules, changes.fraudRules),
+        stripe_api_key: changes.stripeApiKey === undefined ? current.stripe_api_key : changes.stripeApiKey,
       };
       if (current.approval === 'auto' && next.approval === 'manual') await storeAutomaticApprovals(sql, id, clock.now());
       await programs.updateProgram(sql, id, next);

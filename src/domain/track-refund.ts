@@ -1,3 +1,4 @@
+import { forgetRefundRates } from './fraud.js';
 import type { Sql } from '../store/db.js';
 import { programKey } from '../store/program-key.js';
 import * as refunds from '../store/refunds.js';
@@ -132,6 +133,7 @@ export async function recordRefunds(deps: Deps, sql: Sql, batch: PendingRefund[]
     };
   });
   await refunds.insertRefunds(sql, rows);
+  forgetRefundRates(deps.store, rows.flatMap((r) => (r.partner_program_id === null ? [] : [r.partner_program_id])));
   await sales.insertCommissions(sql, clawbacks);
   await refunds.updateCommissions(sql, [...changed.values()]);
   await emit(deps, sql, rows.map(refundEvent));

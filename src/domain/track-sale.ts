@@ -3,7 +3,11 @@ import { programKey } from '../store/program-key.js';
 import * as sales from '../store/sales.js';
 import type { CommissionRow, SaleEventRow, SaleMode, TestSaleRow, TransactionRow } from '../store/sales.js';
 import * as tracking from '../store/tracking.js';
-import type { AttributableCustomer } from '../store/tracking.js';
+import type { AttributableCustomer, CustomerRow } from '../store/tracking.js';
+import { appendCodeSales, type CodeSaleRow, type EnrolledCode } from '../store/promotion-codes.js';
+import { codeRefKey, findAttributingCodes, type CodeRef } from './promotion-codes.js';
+import type { FraudEventRow } from '../store/fraud.js';
+import { checkFraud, countSales, fraudEventRow, fraudModes, refundRates, storeFraudEvents, type RefundRate } from './fraud.js';
 import { commissionCents, holdUntil, renewalEarnsCommission, withinAttributionWindow } from './commission.js';
 import type { Deps } from './deps.js';
 import { cachedPrograms, type CachedProgram } from './program-cache.js';
@@ -20,7 +24,7 @@ export type SaleSource = { programId: number; apiKeyId: number | null; keyMode: 
 export type SaleRefusal =
   | { reason: 'missing_fields'; fields: string[] }
   | { reason: 'unsupported_currency'; currency: string }
-  | { reason: 'no_attribution'; customerKey: string | null; clickId: string | null }
+  | { reason: 'no_attribution'; customerKey: string | null; clickId: string | null; couponCode: string | null }
   | { reason: 'partner_inactive'; customerId: number };
 
 /** What became of a sale (docs/sales.md#sales-post-apiv1tracksale): data, never an exception. */
@@ -67,7 +71,14 @@ export type PendingSale = {
   customer?: AttributableCustomer;
   /** The Stripe payment intent and charge the sale's webhook event named, remembered for its refunds. */
   payment?: StripePayment;
+  /** The Stripe promotion code of the event's discounts: the code step's value instead of coupon_code. */
+  promotion?: CodeRef;
 };
+
+/** The code a sale names for the last attribution step (docs/promotion-codes.md#attribution-by-code). */
+function codeRefOf({ promotion, request }: PendingSale): CodeRef | undefined {
+  return promotion ?? (request.coupon_code === undefined ? undefined : { code: request.coupon_code });
+}
 
 /** Stripe's ids of a payment: the payment intent and the charge. */
 export type StripePayment = { paymentIntentId?: string; chargeId?: string };
@@ -91,13 +102,17 @@ type BatchContext = {
   programs: Map<number, CachedProgram>;
   customersByKey: Map<string, AttributableCustomer>;
   customersByClick: Map<string, AttributableCustomer>;
+  /** The codes that attribute, by codeRefKey: read only for sales whose key and click found no one. */
+  codes: Map<string, EnrolledCode>;
   firstSubscriptionSale: Map<string, Date>;
+  /** The refund rates of the enrollments the batch may credit, where the program checks them (docs/fraud.md#rules-on-the-write-path). */
+  refundRates: Map<number, RefundRate>;
 };
 
 const recordSale = batched(recordSales);
 
 /** What deciding the batch needs; `seen` is the ledger entries recordSales looked up (none on a first run). */
-async function loadContext(store: Store, sql: Sql, batch: PendingSale[], seen: BatchContext['seen']): Promise<BatchContext> {
+async function loadContext(store: Store, sql: Sql, batch: PendingSale[], seen: BatchContext['seen'], now: Date): Promise<BatchContext> {
   const live = batch.filter((s) => s.mode === 'live');
   const programIds = [...new Set(batch.map((s) => s.source.programId))];
   const known = live.flatMap((s) => s.customer ?? []);
@@ -117,7 +132,21 @@ async function loadContext(store: Store, sql: Sql, batch: PendingSale[], seen: B
     return keyMatched || s.request.click_id === undefined ? [] : [s.request.click_id];
   });
   const customersByClick = await findCustomersByClickIds(sql, clickIds);
-  return { seen, programs, customersByKey, customersByClick, firstSubscriptionSale: firstSales };
+  const codeRefs = live.flatMap((s) => {
+    const ref = codeRefOf(s);
+    return ref === undefined || findCustomer({ customersByKey, customersByClick }, s.source.programId, s.request) ? [] : [{ programId: s.source.programId, ref }];
+  });
+  const codes = await findAttributingCodes(sql, codeRefs);
+  // Every enrollment a sale may be credited to, of programs whose refund-rate rule is on: read before deciding, in one statement.
+  const checked = (programId: number) => {
+    const cached = programs.get(programId);
+    return cached !== undefined && fraudModes(cached.program).refund_rate !== 'off';
+  };
+  const enrollments = [...customersByKey.values(), ...customersByClick.values(), ...codes.values()]
+    .filter((c) => checked(c.program_id))
+    .map((c) => c.partner_program_id);
+  const rates = enrollments.length === 0 ? new Map<number, RefundRate>() : await refundRates(store, sql, enrollments, now);
+  return { seen, programs, customersByKey, customersByClick, codes, firstSubscriptionSale: firstSales, refundRates: rates };
 }
 
 /** Rows a batch writes, gathered while deciding each sale in arrival order. */
@@ -127,6 +156,11 @@ type BatchWrites = {
   commissions: CommissionRow[];
   testSales: TestSaleRow[];
   converted: Set<number>;
+  /** Customers a promotion code created, and the sales codes attributed. */
+  customers: CustomerRow[];
+  codeSales: CodeSaleRow[];
+  /** What the fraud rules found, ids given when the batch is written. */
+  fraud: Array<Omit<FraudEventRow, 'id'>>;
   /** What the batch tells the program's webhook endpoints, written with it (docs/outbound-webhooks.md#the-outbox). */
   events: OutboundEvent[];
 };
@@ -137,22 +171,34 @@ type BatchWrites = {
  * which fails the append of a transaction id already recorded (rare: a merchant's retry); a run
  * after a failure looks every id up first, so the duplicate gets its 409 and the rest is recorded.
  */
-export async function recordSales(deps: Deps, sql: Sql, batch: PendingSale[], { afterFailure: lookUpLedger }: BatchRun): Promise<SaleOutcome[]> {
+export async function recordSales(deps: Deps, sql: Sql, batch: PendingSale[], run: BatchRun): Promise<SaleOutcome[]> {
+  const lookUpLedger = run.afterFailure;
   const now = deps.clock.now();
   const keys = batch.map(transactionKeyOf);
   const seen = lookUpLedger ? await sales.findTransactions(sql, keys.filter((key) => key !== undefined)) : new Map<string, number | null>();
-  const context = await loadContext(deps.store, sql, batch, seen);
-  const writes: BatchWrites = { transactions: [], saleEvents: [], commissions: [], testSales: [], converted: new Set(), events: [] };
+  const context = await loadContext(deps.store, sql, batch, seen, now);
+  const writes: BatchWrites = {
+    transactions: [], saleEvents: [], commissions: [], testSales: [], converted: new Set(), customers: [], codeSales: [], fraud: [], events: [],
+  };
   const tests = batch.filter((sale) => sale.mode === 'test').length;
-  const nextId = await deps.store.idAllocator(sql, { sale_events: batch.length - tests, commissions: batch.length - tests, test_sale_events: tests });
+  const lives = batch.length - tests;
+  // A code creates its sale's customer: ids for them only when some code attributes.
+  const needs: Record<string, number> = { sale_events: lives, commissions: lives, test_sale_events: tests };
+  if (context.codes.size > 0) needs.customers = lives;
+  const nextId = await deps.store.idAllocator(sql, needs);
   const outcomes = batch.map((sale) => decide(sale, context, writes, nextId, now));
   if (!lookUpLedger) await answerDuplicates(sql, keys, outcomes);
+  await tracking.appendCustomers(sql, writes.customers);
   await sales.insertTransactions(sql, writes.transactions);
   await sales.insertSaleEvents(sql, writes.saleEvents);
   await sales.insertCommissions(sql, writes.commissions);
   await sales.insertTestSales(sql, writes.testSales);
   await tracking.markConverted(sql, [...writes.converted], now);
+  await appendCodeSales(sql, writes.codeSales);
+  await storeFraudEvents(deps.store, sql, writes.fraud);
   await emit(deps, sql, writes.events);
+  const credited = writes.saleEvents.map((s) => s.partner_program_id);
+  run.afterCommit(() => countSales(deps.store, credited));
   return outcomes;
 }
 
@@ -217,8 +263,9 @@ function decide(
   // A sale's program comes from its API key or a verified webhook, and programs are never deleted.
   if (!cached) throw new Error(`invariant: program ${source.programId} of a sale does not exist`);
   const { program, rules } = cached;
-  const customer = attribute(context, source.programId, request);
-  if ('reason' in customer) return customer;
+  const attributed = attribute(context, sale, writes, nextId, now);
+  if ('reason' in attributed) return attributed;
+  const { customer, code } = attributed;
 
   if (!withinAttributionWindow(customer.attributed_from, program.attribution_window_days, now)) {
     remember(null);
@@ -256,6 +303,9 @@ function decide(
   };
   writes.saleEvents.push(saleRow);
   remember(saleId);
+  if (code) {
+    writes.codeSales.push({ sale_id: saleId, program_id: program.id, partner_program_id: code.partner_program_id, promotion_code_id: code.id, paid_at: saleRow.occurred_at ?? now });
+  }
   if (subscriptionKey !== undefined && !context.firstSubscriptionSale.has(subscriptionKey)) context.firstSubscriptionSale.set(subscriptionKey, now);
   if (customer.status === 'lead') writes.converted.add(customer.id);
 
@@ -284,20 +334,74 @@ function decide(
     reason: null,
     percent_bp: rule.type === 'percent' ? rule.value : null,
   };
+  const findings = checkFraud(fraudModes(program), {
+    customerEmail: customer.email,
+    partnerEmail: customer.partner_email,
+    clickAt: customer.click_id === null ? null : customer.attributed_from,
+    receivedAt: now,
+    refunds: context.refundRates.get(customer.partner_program_id),
+  });
+  // A hold keeps the commission out of approval and payouts until a member resolves it (docs/fraud.md#held-commissions).
+  if (findings.some((f) => f.action === 'hold')) commission.status = 'on_hold';
+  const at = { programId: program.id, commissionId, saleId, enrollmentId: customer.partner_program_id, now };
+  writes.fraud.push(...findings.map((finding) => fraudEventRow(finding, at)));
   writes.commissions.push(commission);
   writes.events.push(...liveSaleEvents(saleRow, customer.partner_id, commission));
   return { kind: 'recorded', saleId, commissionId };
 }
 
-/** customer_key first, click_id as fallback, both within the program (docs/sales.md#attribution). */
-function attribute(context: BatchContext, programId: number, request: SaleRequest): AttributableCustomer | Refused {
-  const customer =
+/** The customer of the sale's customer_key, else of its click_id, both within the program. */
+function findCustomer(
+  context: Pick<BatchContext, 'customersByKey' | 'customersByClick'>,
+  programId: number,
+  request: SaleRequest,
+): AttributableCustomer | undefined {
+  return (
     (request.customer_key !== undefined && context.customersByKey.get(programKey(programId, request.customer_key))) ||
     (request.click_id !== undefined && context.customersByClick.get(programKey(programId, request.click_id))) ||
-    undefined;
-  if (!customer) return { kind: 'refused', reason: 'no_attribution', customerKey: request.customer_key ?? null, clickId: request.click_id ?? null };
-  if (customer.enrollment_status !== 'active') return { kind: 'refused', reason: 'partner_inactive', customerId: customer.id };
-  return customer;
+    undefined
+  );
+}
+
+/**
+ * customer_key first, click_id as fallback, the promotion code last, all within the program
+ * (docs/sales.md#attribution). A code creates the sale's customer, a conversion bound to the
+ * code's partner (docs/promotion-codes.md#attribution-by-code); `code` is the code that attributed.
+ */
+function attribute(
+  context: BatchContext,
+  sale: PendingSale,
+  writes: BatchWrites,
+  nextId: (table: string) => number,
+  now: Date,
+): { customer: AttributableCustomer; code?: EnrolledCode } | Refused {
+  const { source: { programId }, request } = sale;
+  const found = findCustomer(context, programId, request);
+  if (found) return found.enrollment_status === 'active' ? { customer: found } : { kind: 'refused', reason: 'partner_inactive', customerId: found.id };
+  const ref = codeRefOf(sale);
+  const code = ref === undefined ? undefined : context.codes.get(codeRefKey(programId, ref));
+  if (code?.enrollment_status !== 'active') {
+    return { kind: 'refused', reason: 'no_attribution', customerKey: request.customer_key ?? null, clickId: request.click_id ?? null, couponCode: request.coupon_code ?? null };
+  }
+  const row: CustomerRow = {
+    id: nextId('customers'),
+    program_id: programId,
+    customer_key: request.customer_key ?? `code:${request.transaction_id}`,
+    email: null,
+    name: null,
+    click_id: null,
+    click_ref: null,
+    partner_program_id: code.partner_program_id,
+    provider_customer_id: null,
+    signup_date: now,
+    attributed_from: now,
+    first_purchase_date: now,
+    status: 'conversion',
+  };
+  writes.customers.push(row);
+  const customer: AttributableCustomer = { ...row, enrollment_status: 'active', partner_id: code.partner_id, partner_email: null };
+  context.customersByKey.set(programKey(programId, row.customer_key), customer);
+  return { customer, code };
 }
 
 /** Live sales require transaction_id and amount_cents; test sales validate them only when present. */

@@ -11,6 +11,7 @@ import { cachedEnrollments } from './enrollment-cache.js';
 import { randomToken } from './secrets.js';
 import { UniqueClicks, type ClickDeps, type Visitor } from './unique-clicks.js';
 import { batched, type BatchRun } from './write-batcher.js';
+import { codeRefKey, findAttributingCodes } from './promotion-codes.js';
 
 /**
  * Who sends a click: a browser, known by its address and User-Agent, or the merchant's backend
@@ -139,25 +140,36 @@ export type LeadOutcome =
 type PendingLead = { programId: number; input: LeadRequest };
 
 /**
- * A batch of leads: the customer keys and the clicks looked up in one statement each, then one
- * append. A key sent twice in one batch is decided in order, so the second finds the first.
+ * A batch of leads: the customer keys, the clicks and the promotion codes of leads without a click
+ * (docs/promotion-codes.md#attribution-by-code) looked up in one statement each, then one append.
+ * A key sent twice in one batch is decided in order, so the second finds the first.
  */
 async function recordLeads(deps: Deps, sql: Sql, leads: PendingLead[]): Promise<LeadOutcome[]> {
   const { store, clock } = deps;
   const existing = await tracking.findCustomersByKeys(sql, leads.map(({ programId, input }) => ({ programId, customerKey: input.customer_key })));
   const known = new Map([...existing].map(([key, customer]) => [key, customer.id]));
   const clicks = new Map(
-    (await tracking.findClicks(sql, leads.flatMap(({ input }) => clickRowId(input.click_id) ?? []))).map((c) => [c.click_id, c]),
+    (await tracking.findClicks(sql, leads.flatMap(({ input }) => (input.click_id === undefined ? [] : (clickRowId(input.click_id) ?? []))))).map((c) => [c.click_id, c]),
+  );
+  const clickOf = ({ programId, input }: PendingLead) => {
+    const click = input.click_id === undefined ? undefined : clicks.get(input.click_id);
+    return click?.program_id === programId ? click : undefined;
+  };
+  const codes = await findAttributingCodes(
+    sql,
+    leads.flatMap((lead) => (lead.input.coupon_code === undefined || clickOf(lead) ? [] : [{ programId: lead.programId, ref: { code: lead.input.coupon_code } }])),
   );
   const nextId = await store.idAllocator(sql, { customers: leads.length });
   const now = clock.now();
   const rows: CustomerRow[] = [];
-  const outcomes = leads.map(({ programId, input }): LeadOutcome => {
+  const outcomes = leads.map((lead): LeadOutcome => {
+    const { programId, input } = lead;
     const key = programKey(programId, input.customer_key);
     const customerId = known.get(key);
     if (customerId !== undefined) return { kind: 'existing', customerId };
-    const click = clicks.get(input.click_id);
-    if (!click || click.program_id !== programId) return { kind: 'no_attribution' };
+    const click = clickOf(lead);
+    const code = click || input.coupon_code === undefined ? undefined : codes.get(codeRefKey(programId, { code: input.coupon_code }));
+    if (!click && code?.enrollment_status !== 'active') return { kind: 'no_attribution' };
     const id = nextId('customers');
     known.set(key, id);
     rows.push({
@@ -166,12 +178,12 @@ async function recordLeads(deps: Deps, sql: Sql, leads: PendingLead[]): Promise<
       customer_key: input.customer_key,
       email: input.email?.toLowerCase() ?? null,
       name: input.name ?? null,
-      click_id: click.id,
-      click_ref: click.click_id,
-      partner_program_id: click.partner_program_id,
+      click_id: click?.id ?? null,
+      click_ref: click?.click_id ?? null,
+      partner_program_id: click?.partner_program_id ?? code!.partner_program_id,
       provider_customer_id: null,
       signup_date: now,
-      attributed_from: click.created_at,
+      attributed_from: click?.created_at ?? now,
       first_purchase_date: null,
       status: 'lead',
     });

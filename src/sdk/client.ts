@@ -1,12 +1,13 @@
 import type {
   ApiKey, ApproveCommissionsRequest, ClickRequest, ClickResult, Commission, CommissionStatus, CreateApiKeyRequest, CreatedApiKey, CreatedProgram,
-  CreatePartnerRequest, CreatePartnerSessionRequest, CreateProgramRequest, CreateSessionRequest, DataExportQuery, DemoProgress, DemoRequest, DemoResult, DemoStreamLine, EnrollPartnerRequest,
+  CreateCodeRequest, CreatePartnerRequest, CreatePartnerSessionRequest, CreateProgramRequest, CreateSessionRequest, DataExportQuery, DemoProgress, DemoRequest, DemoResult, DemoStreamLine, EnrollPartnerRequest,
   Enrollment, ExchangedSession, ExportFormat, Health, LeadRequest, LeadResult, LiveSaleResult, Me, MemberRequest, Membership, Partner, PartnerLinks, PartnerReport, PartnerSession,
   Payout, PayoutBatch, PayoutPreview, PayoutStatus, ProgramPartner, Page, PerformanceQuery, PerformanceReport, PortalCommissions, PortalCommissionsQuery, PortalMe, PortalPayouts,
   PortalPerformance, ProductRule, ProductRuleRequest, Program, RefundRequest,
   RefundResult, RejectCommissionsRequest, RetiredApiKey, RevokedSessions, RevokeSessionsRequest, SaleRequest, SaleResult, Session, SkipReason,
   UpdatePartnerRequest, UpdateProgramRequest, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
-  CreateEndpointRequest, DeliveryView, EndpointView, EndpointWithSecret, SentEvent, UpdateEndpointRequest,
+  CreateEndpointRequest, DeliveryView, EndpointView, EndpointWithSecret, SentEvent, UpdateEndpointRequest, PromotionCodeView, FraudEvent, ResolveHeldRequest, ReconcileReport,
+  ReconcileRequest,
 } from '../api/index.js';
 // The export's headers: constants of the API that load no schema (the SDK loads no zod).
 import { EXPORT_ROWS_HEADER, EXPORTED_PAYOUTS_HEADER, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER, TOTAL_COUNT_HEADER } from '../api/constants.js';
@@ -331,6 +332,31 @@ export class PartnerkitClient {
     },
   };
   /** Outbound webhooks (a member's session token or the admin token; docs/outbound-webhooks.md#the-admin-api). */
+  readonly stripe = {
+    /** POST /api/programs/:programId/stripe/reconcile: the program's Stripe events recorded that were never delivered. */
+    reconcile: (programId: number, body: ReconcileRequest = {}) => this.post<ReconcileReport>(`/api/programs/${programId}/stripe/reconcile`, body),
+  };
+
+  readonly fraud = {
+    /** GET /api/programs/:programId/fraud-events: those of held commissions, or all. */
+    events: (programId: number, status: 'held' | 'all' = 'held') => this.get<FraudEvent[]>(`/api/programs/${programId}/fraud-events?status=${status}`),
+    /** POST /api/programs/:programId/fraud/release: held commissions back to pending. */
+    release: (programId: number, body: ResolveHeldRequest) => this.post<Commission[]>(`/api/programs/${programId}/fraud/release`, body),
+    /** POST /api/programs/:programId/fraud/reject */
+    reject: (programId: number, body: ResolveHeldRequest) => this.post<Commission[]>(`/api/programs/${programId}/fraud/reject`, body),
+  };
+
+  readonly codes = {
+    /** POST /api/programs/:programId/codes */
+    add: (programId: number, body: CreateCodeRequest) => this.post<PromotionCodeView>(`/api/programs/${programId}/codes`, body),
+    /** GET /api/programs/:programId/codes: those not removed, optionally of one partner. */
+    list: (programId: number, partnerId?: number) =>
+      this.get<PromotionCodeView[]>(`/api/programs/${programId}/codes${partnerId === undefined ? '' : `?partnerId=${partnerId}`}`),
+    /** DELETE /api/programs/:programId/codes/:code */
+    remove: (programId: number, code: string) =>
+      this.request<PromotionCodeView>({ method: 'DELETE', path: `/api/programs/${programId}/codes/${encodeURIComponent(code)}` }),
+  };
+
   readonly webhookEndpoints = {
     /** POST /api/programs/:programId/webhook-endpoints: the secret is in this answer only. */
     create: (programId: number, body: CreateEndpointRequest) => this.post<EndpointWithSecret>(`/api/programs/${programId}/webhook-endpoints`, body),

@@ -27,8 +27,10 @@ export type TrackClickResult = {
 export type TrackLeadInput = {
   /** Your stable id for this customer (customer_key); the same id trackSale takes. */
   customerExternalId: string;
-  /** The partner_click_id cookie value. */
-  clickId: string;
+  /** The partner_click_id cookie value; give it or couponCode. */
+  clickId?: string;
+  /** A partner's promotion code the customer entered, when there is no click (coupon_code). */
+  couponCode?: string;
   email?: string;
   name?: string;
 };
@@ -45,6 +47,8 @@ export type TrackSaleInput = {
   customerExternalId?: string;
   /** Fallback attribution: the partner_click_id cookie value. */
   clickId?: string;
+  /** Last attribution step: a partner's promotion code the customer used (coupon_code). */
+  couponCode?: string;
   /** Integer minor units (cents), > 0. */
   amount: number;
   /** Your payment or invoice id: the idempotency key (transaction_id). */
@@ -79,7 +83,7 @@ export function fromClickResult(result: ClickResult): TrackClickResult {
 }
 
 export function toLeadRequest(input: TrackLeadInput): LeadRequest {
-  return defined({ customer_key: input.customerExternalId, click_id: input.clickId, email: input.email, name: input.name });
+  return defined({ customer_key: input.customerExternalId, click_id: input.clickId, coupon_code: input.couponCode, email: input.email, name: input.name });
 }
 
 export function fromLeadResult(result: LeadResult): TrackLeadResult {
@@ -135,6 +139,7 @@ export function toSaleRequest(input: TrackSaleInput): SaleRequest {
     currency: (input.currency ?? 'usd').toUpperCase(),
     customer_key: input.customerExternalId,
     click_id: input.clickId,
+    coupon_code: input.couponCode,
     is_recurring: input.isRecurring,
     sale_type: input.saleType,
     subscription_id: input.subscriptionId,

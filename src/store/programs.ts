@@ -19,13 +19,17 @@ export type ProgramRow = {
   min_payout_cents: number;
   /** Where partner links send visitors; null until set (docs/tracking.md#landing-url). */
   landing_url: string | null;
+  /** The fraud rules' modes as JSON, rules left out at their defaults; null: every default (docs/fraud.md#the-rules). */
+  fraud_rules: string | null;
+  /** The restricted Stripe API key reconciliation reads events with; never shown again (docs/stripe-reconciliation.md#the-restricted-key). */
+  stripe_api_key: string | null;
 };
 
 /** What `program update` can change: every setting of `program create`. */
 export type ProgramSettings = Pick<
   ProgramRow,
   'name' | 'commission_type' | 'commission_value' | 'attribution_window_days' | 'hold_days' | 'recurring_months' | 'approval' | 'min_payout_cents'
-  | 'landing_url'
+  | 'landing_url' | 'fraud_rules' | 'stripe_api_key'
 >;
 
 export type ProductRuleRow = {
@@ -39,18 +43,19 @@ export type ProductRuleRow = {
 export async function insertProgram(sql: Sql, p: ProgramRow): Promise<void> {
   await sql.run(
     `INSERT INTO programs (id, name, commission_type, commission_value, attribution_window_days, hold_days,
-       recurring_months, webhook_secret, created_at, approval, min_payout_cents, landing_url) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+       recurring_months, webhook_secret, created_at, approval, min_payout_cents, landing_url, fraud_rules, stripe_api_key)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
     [p.id, p.name, p.commission_type, p.commission_value, p.attribution_window_days, p.hold_days,
-      p.recurring_months, p.webhook_secret, p.created_at, p.approval, p.min_payout_cents, p.landing_url],
+      p.recurring_months, p.webhook_secret, p.created_at, p.approval, p.min_payout_cents, p.landing_url, p.fraud_rules, p.stripe_api_key],
   );
 }
 
 export async function updateProgram(sql: Sql, id: number, s: ProgramSettings): Promise<void> {
   await sql.run(
     `UPDATE programs SET name = $2, commission_type = $3, commission_value = $4, attribution_window_days = $5, hold_days = $6,
-       recurring_months = $7, approval = $8, min_payout_cents = $9, landing_url = $10 WHERE id = $1`,
+       recurring_months = $7, approval = $8, min_payout_cents = $9, landing_url = $10, fraud_rules = $11, stripe_api_key = $12 WHERE id = $1`,
     [id, s.name, s.commission_type, s.commission_value, s.attribution_window_days, s.hold_days, s.recurring_months, s.approval, s.min_payout_cents,
-      s.landing_url],
+      s.landing_url, s.fraud_rules, s.stripe_api_key],
   );
 }
 
@@ -75,6 +80,11 @@ export async function upsertProductRule(sql: Sql, rule: ProductRuleRow): Promise
 
 export function listProductRules(sql: Sql, programId: number): Promise<ProductRuleRow[]> {
   return sql.all<ProductRuleRow>('SELECT * FROM product_rules WHERE program_id = $1 ORDER BY product_id', [programId]);
+}
+
+/** The programs with a Stripe API key, by id: the ones the periodic reconciliation reads. */
+export async function programsWithStripeKey(sql: Sql): Promise<number[]> {
+  return (await sql.all<{ id: number }>('SELECT id FROM programs WHERE stripe_api_key IS NOT NULL ORDER BY id')).map((r) => r.id);
 }
 
 export function findPrograms(sql: Sql, ids: number[]): Promise<ProgramRow[]> {

@@ -48,7 +48,7 @@ export type CommissionRow = {
 };
 
 /** Stored statuses; `pending` reads as `approved` after the hold under automatic approval (docs/refunds-and-payouts.md#the-status-a-commission-reads-as). */
-export type CommissionStatus = 'pending' | 'approved' | 'processing' | 'paid' | 'reversed' | 'rejected';
+export type CommissionStatus = 'pending' | 'on_hold' | 'approved' | 'processing' | 'paid' | 'reversed' | 'rejected';
 
 export type TestSaleRow = {
   id: number;

@@ -8,3 +8,7 @@ export async function findSetting(sql: Sql, name: string): Promise<string | unde
 export async function insertSetting(sql: Sql, name: string, value: string): Promise<void> {
   await sql.run('INSERT INTO settings (name, value) VALUES ($1, $2)', [name, value]);
 }
+
+export async function updateSetting(sql: Sql, name: string, value: string): Promise<void> {
+  await sql.run('UPDATE settings SET value = $2 WHERE name = $1', [name, value]);
+}

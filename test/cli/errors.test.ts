@@ -14,7 +14,7 @@ const USAGE_ERRORS: Array<[string, string[], string]> = [
   ['a value outside the options', ['report', 'performance', '1', '--period', '1y'], 'Expected --period=1y to be one of: 7d, 30d, 90d, all'],
   ['a flag that is not an integer', ['key', 'list', '--program', 'abc'], 'Parsing --program: Expected an integer but received: abc'],
   ['one flag of a pair', ['report', 'performance', '1', '--from', '2026-03-01'], 'All of the following must be provided when using --from: --to'],
-  ['neither of two flags', ['sale', 'send', '--api-key', 'pk_live_x', '--amount-cents', '5', '--transaction-id', 't'], 'At least one of the following must be provided: --click-id, --customer-key'],
+  ['neither of two flags', ['sale', 'send', '--api-key', 'pk_live_x', '--amount-cents', '5', '--transaction-id', 't'], 'At least one of the following must be provided: --click-id, --coupon-code, --customer-key'],
   ['an argument too many', ['click', 'record', '--ref', 'a', 'b'], 'Unexpected argument: b'],
 ];
 

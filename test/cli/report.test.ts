@@ -238,7 +238,7 @@ describe('partnerkit report performance', () => {
 });
 
 describe('partnerkit report partners', () => {
-  type Row = { partnerId: number; name: string; refCode: string; clicks: number; leads: number; conversions: number; sales: number; revenue: number; commission: number; conversionRate: number };
+  type Row = { partnerId: number; name: string; refCode: string; clicks: number; leads: number; conversions: number; sales: number; codeSales: number; revenue: number; commission: number; conversionRate: number };
 
   test("--json prints the endpoint body: every partner by revenue, adding up to the program report's totals", async () => {
     const body = JSON.parse((await cli(dataDir, ['report', 'partners', '1', '--json'])).stdout) as { data: Row[]; meta: object };
@@ -274,9 +274,9 @@ describe('partnerkit report partners', () => {
     const { stdout } = await cli(dataDir, ['report', 'partners', '1', '--csv', '--limit', '2']);
     expect(stdout).toBe(
       [
-        'partnerId,name,refCode,clicks,leads,conversions,sales,revenue,commission,conversionRate',
+        'partnerId,name,refCode,clicks,leads,conversions,sales,codeSales,revenue,commission,conversionRate',
         ...rows.map((r) =>
-          [r.partnerId, r.name, r.refCode, r.clicks, r.leads, r.conversions, r.sales, r.revenue.toFixed(2), r.commission.toFixed(2), r.conversionRate.toFixed(2)].join(','),
+          [r.partnerId, r.name, r.refCode, r.clicks, r.leads, r.conversions, r.sales, r.codeSales, r.revenue.toFixed(2), r.commission.toFixed(2), r.conversionRate.toFixed(2)].join(','),
         ),
       ].join('\n') + '\n',
     );

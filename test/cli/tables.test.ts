@@ -18,17 +18,24 @@ const PARTNER = 'Maximilian Alexander Featherstonehaugh-Cholmondeley of Northwin
 const REASON = "Self-referral: the customer's e-mail address matches the partner's own payout account";
 const LONG_ID = 'in_1NG8Du2eZvKYlo2CUI1ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
-/** The functions of src/cli that print a table: renderTable and every exported function that calls it. */
+/**
+ * The functions of src/cli that print a table: renderTable, every exported function that calls a
+ * printer, and every method of a command base class that does (commission reviews).
+ */
 function tablePrinters(): string[] {
   const dir = join(ROOT, 'src/cli');
-  const printers = readdirSync(dir).flatMap((file) =>
+  const chunks = readdirSync(dir).flatMap((file) =>
     readFileSync(join(dir, file), 'utf8')
-      .split('\nexport function ')
+      .split(/\nexport function |\n {2}protected async /)
       .slice(1)
-      .filter((chunk) => chunk.split('\nexport ')[0].includes('renderTable('))
-      .map((chunk) => /^\w+/.exec(chunk)![0]),
+      .map((chunk) => ({ name: /^\w+/.exec(chunk)![0], body: chunk.split(/\nexport |\n {2}protected /)[0] })),
   );
-  return ['renderTable', ...printers];
+  const printers = new Set(['renderTable']);
+  for (let size = 0; size !== printers.size; ) {
+    size = printers.size;
+    for (const { name, body } of chunks) if ([...printers].some((p) => body.includes(`${p}(`))) printers.add(name);
+  }
+  return [...printers];
 }
 
 /** Every command whose source prints a table, by id (`payout list`): a new one fails the test below until it is listed. */
@@ -42,6 +49,9 @@ function tableCommands(): string[] {
     .sort();
 }
 
+/** The commissions the setup's self-referrals leave on hold (the rule's default mode). */
+const HELD = [8, 9];
+
 /**
  * Each table command with arguments that give it rows (in this order: approve and reject take the
  * pending commissions 4 and 5 the setup leaves, payout create the approved commission 6).
@@ -50,7 +60,11 @@ const TABLE_COMMANDS: Record<string, string[]> = {
   'commission approve': ['--program', '1', '--ids', '4'],
   'commission list': ['--program', '1'],
   'commission reject': ['--program', '1', '--ids', '5', '--reason', REASON],
+  'fraud list': ['--program', '1', '--all'],
+  'fraud release': ['--program', '1', '--ids', String(HELD[0])],
+  'fraud reject': ['--program', '1', '--ids', String(HELD[1]), '--reason', REASON],
   'key list': ['--program', '1'],
+  'partner code list': ['--program', '1'],
   'payout list': ['--program', '1'],
   'payout preview': ['--program', '1'],
   'payout create': ['--program', '1'],
@@ -100,6 +114,14 @@ describe('every table fits 80 columns', () => {
     await runJson(['lead', 'track', '--api-key', program.apiKey, '--customer-key', 'user_42', '--click-id', click_id, '--email', 'jenny@shop.example'], env);
     const set = ['--set', `CLICK_ID=${click_id}`, '--set', 'CUSTOMER_KEY=user_42', '--set', 'EMAIL=jenny@shop.example'];
     await runJson(['webhook', 'replay', join(FIXTURES, 'checkout-one-time.json'), join(FIXTURES, 'customer-created.json'), '--program', '1', ...set], env);
+    // A long code, and two self-referrals (the customer's e-mail is the partner's): commissions HELD.
+    await runJson(['partner', 'code', 'add', '--program', '1', '--partner', '1', '--code', `NORTHWIND-${'RESELLER-'.repeat(5)}2026`, '--stripe-promotion-code', `promo_${'1Q2w3E4r'.repeat(6)}`], env);
+    const self = await runJson(['click', 'record', '--ref', refs[0]], env);
+    await runJson(['lead', 'track', '--api-key', program.apiKey, '--customer-key', 'self_1', '--click-id', self.click_id, '--email', 'max@northwind.example'], env);
+    for (const [i, id] of HELD.entries()) {
+      const held = await runJson(['sale', 'send', '--api-key', program.apiKey, '--customer-key', 'self_1', '--amount-cents', '55555555', '--transaction-id', `${LONG_ID}-self-${i}`], env);
+      expect(held.commission_id).toBe(id);
+    }
   }, 300_000);
 
   test('the commands that print tables are the ones listed here', () => {
@@ -147,6 +169,8 @@ describe('empty lists say so and what to do next', () => {
       [['commission', 'list', '--program', '1'], 'No commissions yet in program 1: a sale attributed to a partner earns one.'],
       [['commission', 'list', '--program', '1', '--status', 'approved'], 'No commissions match.'],
       [['payout', 'preview', '--program', '1'], 'Due now\nNothing is due: no approved commission waits to be paid.\nWaiting\nNo approved balance waits (pending commissions count once approved).'],
+      [['partner', 'code', 'list', '--program', '1'], `No promotion codes yet. Add one with: npx partnerkit partner code add --program 1 --partner ID --code CODE --data-dir ${dataDir}`],
+      [['fraud', 'list', '--program', '1'], 'No commission is on hold.'],
       [['webhook', 'events', '--program', '1'], 'No Stripe events received by program 1 yet: point a Stripe webhook endpoint at /api/v1/webhooks/stripe/1 and set its secret with webhook secret.'],
       [['report', 'partners', '1'], `Program 1 partners, 7d: 2026-03-04 – 2026-03-10 (UTC days), by revenue\nNo partners in program 1 yet. Enroll one with: npx partnerkit partner enroll --program 1 --partner ID --data-dir ${dataDir}`],
     ];

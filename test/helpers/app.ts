@@ -78,6 +78,8 @@ export type TestAppOptions = {
   pages?: string;
   /** Export limits, their files' directory and a stalled reader's time (serve's defaults, in the system's temporary directory, by default). */
   exports?: AppDeps['exports'];
+  /** Where Stripe reconciliation sends its requests (a local fake of Stripe's API). */
+  stripeApi?: AppDeps['stripeApi'];
 };
 
 /** A fresh store of the test engine (or DuckDB), closed when the test finishes. */
@@ -121,6 +123,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     connections: options.connections,
     pages: options.pages,
     exports: options.exports,
+    stripeApi: options.stripeApi,
   };
   const app = await buildApp(deps);
   onTestFinished(() => app.close());

@@ -19,6 +19,8 @@ describe('provisioning API (/api/admin)', () => {
       approval: 'auto',
       minPayoutCents: 0,
       landingUrl: null,
+      fraudRules: { selfReferral: 'hold', disposableEmail: 'flag', fastConversion: 'flag', refundRate: 'flag' },
+      stripeApiKeySet: false,
       apiKey: expect.stringMatching(/^pk_live_[A-Za-z0-9_-]{32}$/),
       testApiKey: expect.stringMatching(/^pk_test_[A-Za-z0-9_-]{32}$/),
     });
@@ -230,6 +232,13 @@ describe('service endpoints', () => {
     'GET /api/portal/programs/{programId}/performance': { params: ['programId'], query: ['period', 'dateFrom', 'dateTo'] },
     'GET /api/portal/programs/{programId}/commissions': { params: ['programId'], query: ['limit', 'offset', 'status'] },
     'GET /api/portal/programs/{programId}/payouts': { params: ['programId'] },
+    'POST /api/programs/{programId}/codes': { params: ['programId'], body: true },
+    'GET /api/programs/{programId}/codes': { params: ['programId'], query: ['partnerId'] },
+    'DELETE /api/programs/{programId}/codes/{code}': { params: ['programId', 'code'] },
+    'GET /api/programs/{programId}/fraud-events': { params: ['programId'], query: ['status'] },
+    'POST /api/programs/{programId}/fraud/release': { params: ['programId'], body: true },
+    'POST /api/programs/{programId}/fraud/reject': { params: ['programId'], body: true },
+    'POST /api/programs/{programId}/stripe/reconcile': { params: ['programId'], body: true },
   };
 
   type Operation = {

@@ -29,6 +29,21 @@ async function webhookEndpoint(t: TestApp, program: ProgramFixture): Promise<num
   return response.json().id;
 }
 
+/** Promotion code AUTH1 of the program's partner. */
+async function promotionCode(t: TestApp, program: ProgramFixture): Promise<string> {
+  const response = await t.app.inject({
+    method: 'POST', url: `/api/programs/${program.id}/codes`, payload: { partnerId: program.partnerId, code: 'AUTH1' }, headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  return response.json().code;
+}
+
+/** A commission held by the self-referral rule (its default mode, hold): the customer's e-mail is the partner's. */
+async function heldCommission(t: TestApp, program: ProgramFixture): Promise<number> {
+  await t.admin('PATCH', `/partners/${program.partnerId}`, { email: 'self@example.com' });
+  await t.lead(program, 'cust_1', { email: 'self@example.com' });
+  return (await t.sale(program)).commission_id;
+}
+
 /** Every route that takes a credential, with a request it accepts. A route missing here fails the test at the end. */
 const ROUTES: AuthenticatedRoute[] = [
   {
@@ -351,6 +366,42 @@ const ROUTES: AuthenticatedRoute[] = [
     method: 'GET', route: '/api/tracking/performance/:programId/partners', guard: 'session', accepted: 200,
     prepareRequest: async (_t, program) => ({ url: `/api/tracking/performance/${program.id}/partners` }),
     invalidRequest: () => ({ url: '/api/tracking/performance/999/partners?period=1y' }),
+  },
+  {
+    method: 'POST', route: '/api/programs/:programId/codes', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/codes`, payload: { partnerId: program.partnerId, code: 'SUMMER20' } }),
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/codes`, payload: { partnerId: program.partnerId, code: 'no spaces' } }),
+  },
+  {
+    method: 'GET', route: '/api/programs/:programId/codes', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/codes` }),
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/codes?partnerId=x` }),
+  },
+  {
+    method: 'DELETE', route: '/api/programs/:programId/codes/:code', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => ({ url: `/api/programs/${program.id}/codes/${await promotionCode(t, program)}` }),
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/codes/a%20b` }),
+  },
+  {
+    method: 'GET', route: '/api/programs/:programId/fraud-events', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/fraud-events` }),
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/fraud-events?status=open` }),
+  },
+  {
+    method: 'POST', route: '/api/programs/:programId/fraud/release', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => ({ url: `/api/programs/${program.id}/fraud/release`, payload: { commissionIds: [await heldCommission(t, program)] } }),
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/fraud/release`, payload: { commissionIds: [] } }),
+  },
+  {
+    method: 'POST', route: '/api/programs/:programId/fraud/reject', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => ({ url: `/api/programs/${program.id}/fraud/reject`, payload: { commissionIds: [await heldCommission(t, program)] } }),
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/fraud/reject`, payload: { commissionIds: ['x'] } }),
+  },
+  {
+    // A program without a Stripe key: 409, after authorization and validation.
+    method: 'POST', route: '/api/programs/:programId/stripe/reconcile', guard: 'session', accepted: 409,
+    prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/stripe/reconcile`, payload: { dryRun: true } }),
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/stripe/reconcile`, payload: { since: 'yesterday' } }),
   },
   {
     method: 'GET', route: '/api/programs/:programId/export', guard: 'session', accepted: 200,

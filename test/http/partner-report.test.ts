@@ -13,7 +13,7 @@ const get = getReport;
 type Partner = { partnerId: number; refCode: string };
 
 const row = (p: Partner, name: string, values: Partial<Record<'clicks' | 'leads' | 'conversions' | 'sales' | 'revenue' | 'commission' | 'conversionRate', number>> = {}) => ({
-  partnerId: p.partnerId, name, refCode: p.refCode, clicks: 0, leads: 0, conversions: 0, sales: 0, revenue: 0, commission: 0, conversionRate: 0, ...values,
+  partnerId: p.partnerId, name, refCode: p.refCode, clicks: 0, leads: 0, conversions: 0, sales: 0, codeSales: 0, revenue: 0, commission: 0, conversionRate: 0, ...values,
 });
 
 describe('GET /api/tracking/performance/:programId/partners', () => {

@@ -10,7 +10,7 @@ const neutral = FORMULAS.map((text) => `'${text}`);
 
 describe('CSV cells a spreadsheet would run', () => {
   test("report partners --csv: names and referral codes starting with = + - @ tab or CR get a leading '; negative numbers stay numbers", () => {
-    const row = { partnerId: 1, clicks: 3, leads: 1, conversions: 1, sales: 1, revenue: -12.5, commission: -2.5, conversionRate: 33.33 };
+    const row = { partnerId: 1, clicks: 3, leads: 1, conversions: 1, sales: 1, codeSales: 0, revenue: -12.5, commission: -2.5, conversionRate: 33.33 };
     const report: PartnerReport = {
       data: FORMULAS.map((text, i) => ({ ...row, partnerId: i + 1, name: text, refCode: text })),
       meta: { period: '7d', dateFrom: '2026-03-04T00:00:00.000Z', dateTo: '2026-03-10T23:59:59.999Z' },

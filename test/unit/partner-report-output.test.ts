@@ -8,9 +8,9 @@ const report: PartnerReport = {
   data: [
     {
       partnerId: 12, name: 'Ada "the closer", Lovelace Consulting International', refCode: 'k3xq9aa2mz',
-      clicks: 2_345_678, leads: 123_456, conversions: 45_678, sales: 98_765, revenue: 12_345_678.9, commission: 2_469_135.78, conversionRate: 1.95,
+      clicks: 2_345_678, leads: 123_456, conversions: 45_678, sales: 98_765, codeSales: 4_321, revenue: 12_345_678.9, commission: 2_469_135.78, conversionRate: 1.95,
     },
-    { partnerId: 3, name: 'Bo', refCode: 'abcdefghij', clicks: 0, leads: 0, conversions: 0, sales: 0, revenue: 0, commission: 0, conversionRate: 0 },
+    { partnerId: 3, name: 'Bo', refCode: 'abcdefghij', clicks: 0, leads: 0, conversions: 0, sales: 0, codeSales: 0, revenue: 0, commission: 0, conversionRate: 0 },
   ],
   meta: { period: '90d', dateFrom: '2025-12-11T00:00:00.000Z', dateTo: '2026-03-10T23:59:59.999Z' },
 };
@@ -35,9 +35,9 @@ describe('report partners output', () => {
 
   test('CSV quotes a name with a comma or quote and doubles its quotes', () => {
     expect(partnerReportCsv(report).split('\n')).toEqual([
-      'partnerId,name,refCode,clicks,leads,conversions,sales,revenue,commission,conversionRate',
-      '12,"Ada ""the closer"", Lovelace Consulting International",k3xq9aa2mz,2345678,123456,45678,98765,12345678.90,2469135.78,1.95',
-      '3,Bo,abcdefghij,0,0,0,0,0.00,0.00,0.00',
+      'partnerId,name,refCode,clicks,leads,conversions,sales,codeSales,revenue,commission,conversionRate',
+      '12,"Ada ""the closer"", Lovelace Consulting International",k3xq9aa2mz,2345678,123456,45678,98765,4321,12345678.90,2469135.78,1.95',
+      '3,Bo,abcdefghij,0,0,0,0,0,0.00,0.00,0.00',
     ]);
   });
 });

@@ -1,5 +1,5 @@
 import { idOf, METADATA, metadataValue, type StripeCheckoutSession } from '../../api/stripe-event.js';
-import { currencyOf, type EventPlan, isOtherProgram, skip } from './event-plan.js';
+import { currencyOf, type EventPlan, isOtherProgram, promotionOf, skip } from './event-plan.js';
 
 /**
  * checkout.session.completed, and checkout.session.async_payment_succeeded for a delayed method
@@ -33,6 +33,7 @@ export function checkoutSessionPaid(session: StripeCheckoutSession, programId: n
       email: session.customer_details?.email ?? session.customer_email ?? undefined,
       providerCustomerId: idOf(session.customer),
       customerKey: metadataValue(session.metadata, METADATA.customerKey),
+      promotion: promotionOf(session.discounts),
     },
     payment: { paymentIntentId: paymentIntent },
   };

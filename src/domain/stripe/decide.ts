@@ -163,7 +163,8 @@ function prepareSale(
   hints: AttributionHints,
   customer: AttributableCustomer | undefined,
 ): { pending: PendingSale } | Decision {
-  if (!customer && live) return skipped('no_attribution');
+  // Without a customer a live sale may still carry a promotion code, which recordSales tries last.
+  if (!customer && live && hints.promotion === undefined) return skipped('no_attribution');
   const schema = saleRequestSchema(deps.clock);
   const occurredAt = created === undefined ? undefined : new Date(created * 1000).toISOString();
   const request = schema.safeParse({
@@ -176,7 +177,7 @@ function prepareSale(
   });
   if (!request.success) return skipped('invalid_sale');
   const pending = pendingSale({ programId, apiKeyId: null, keyMode: 'live', source: 'stripe' }, request.data);
-  return 'refused' in pending ? skipped(skipReasonOf(pending.refused)) : { pending: { ...pending, customer } };
+  return 'refused' in pending ? skipped(skipReasonOf(pending.refused)) : { pending: { ...pending, customer, promotion: customer ? undefined : hints.promotion } };
 }
 
 /** What recordSales answered, as the event's outcome: the one mapping of sale outcomes to webhook outcomes. */

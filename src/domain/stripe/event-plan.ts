@@ -1,5 +1,6 @@
 import type { OutcomeReason, SaleRequest } from '../../api/index.js';
-import { METADATA, metadataValue, type StripeMetadata } from '../../api/stripe-event.js';
+import { METADATA, metadataValue, type StripeDiscounts, type StripeMetadata } from '../../api/stripe-event.js';
+import type { CodeRef } from '../promotion-codes.js';
 import type { ChargeIds } from '../track-refund.js';
 import type { StripePayment } from '../track-sale.js';
 
@@ -17,7 +18,22 @@ export type AttributionHints = {
   customerKey?: string;
   /** Renewals: the subscription whose earlier sale names the customer. */
   subscriptionId?: string;
+  /** The promotion code of the discounts, tried after every other step (docs/promotion-codes.md#stripe-discounts). */
+  promotion?: CodeRef;
 };
+
+/** The first promotion code among the discounts: an id (`promo_…`), or an expanded object's code. */
+export function promotionOf(discounts: StripeDiscounts | undefined): CodeRef | undefined {
+  for (const discount of discounts ?? []) {
+    const promotion = typeof discount === 'string' ? undefined : discount.promotion_code;
+    if (typeof promotion === 'string' && promotion !== '') return { stripeId: promotion };
+    if (promotion && typeof promotion === 'object') {
+      if (promotion.code) return { code: promotion.code };
+      if (promotion.id) return { stripeId: promotion.id };
+    }
+  }
+  return undefined;
+}
 
 export type SaleFields = Omit<SaleRequest, 'customer_key' | 'click_id'> & { transaction_id: string; amount_cents: number };
 

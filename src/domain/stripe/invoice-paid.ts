@@ -2,7 +2,7 @@ import {
   idOf, invoiceSubscriptionId, invoiceSubscriptionMetadata, invoiceTaxCents, METADATA, metadataValue, renewalSkipReason,
   type StripeInvoice,
 } from '../../api/stripe-event.js';
-import { currencyOf, type EventPlan, isOtherProgram, skip } from './event-plan.js';
+import { currencyOf, type EventPlan, isOtherProgram, promotionOf, skip } from './event-plan.js';
 
 /**
  * invoice.payment_succeeded and invoice.paid: renewals only (billing_reason subscription_cycle);
@@ -33,6 +33,7 @@ export function invoicePaid(invoice: StripeInvoice, programId: number): EventPla
       providerCustomerId: idOf(invoice.customer),
       customerKey: metadataValue(metadata, METADATA.customerKey),
       subscriptionId,
+      promotion: promotionOf(invoice.discounts),
     },
     // Invoices name their payment only in API versions before basil; later, invoice_payment.paid links them.
     payment: { paymentIntentId: idOf(invoice.payment_intent), chargeId: idOf(invoice.charge) },

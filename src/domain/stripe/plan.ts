@@ -19,6 +19,9 @@ const handlers = new Map<string, ObjectHandler>([
   ['invoice_payment.paid', checkedInvoicePayment(invoicePaymentPaid)],
 ]);
 
+/** The event types partnerkit acts on: the ones a reconciliation asks Stripe for (docs/stripe-reconciliation.md). */
+export const HANDLED_EVENT_TYPES: readonly string[] = [...handlers.keys()];
+
 /** What a verified event asks for, with the envelope fields its sale reads. */
 export type PlannedEvent = { plan: EventPlan; created?: number; live: boolean };
 

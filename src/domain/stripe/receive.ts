@@ -8,6 +8,7 @@ import { planEvent } from './plan.js';
 import { reattribute } from './rerun.js';
 import { applyDelivery, applyRerun } from './store-events.js';
 import { verifyStripeEvent } from './verify.js';
+import type { VerifiedEvent } from './schema.js';
 
 /*
  * The Stripe webhook pipeline (docs/architecture.md#the-webhook-pipeline), one file per stage:
@@ -28,13 +29,21 @@ import { verifyStripeEvent } from './verify.js';
 export async function receiveStripeWebhook(deps: Deps, programId: number, rawBody: Buffer, signature: string | undefined): Promise<WebhookResult> {
   const { program } = await deps.store.read((sql) => cachedProgram(deps.store, sql, programId));
   const event = await verifyStripeEvent(rawBody, signature, program.webhook_secret, deps.clock.now());
+  return receiveEvent(deps, programId, event, rawBody.toString('utf8'));
+}
+
+/**
+ * Stages 2–5 of an event Stripe vouches for: a verified delivery, or an event read from Stripe's
+ * API by a reconciliation (docs/stripe-reconciliation.md); `payload` is its text as stored.
+ */
+export async function receiveEvent(deps: Deps, programId: number, event: VerifiedEvent, payload: string): Promise<WebhookResult> {
   const delivery = {
     programId,
     // Stored and answered as well-formed text, so the event key matches on every redelivery (docs/webhooks.md#stored-once-per-event-id).
     eventId: escapeLoneSurrogates(event.id),
     type: escapeLoneSurrogates(event.type),
     planned: planEvent(event, programId),
-    payload: rawBody.toString('utf8'),
+    payload,
     receivedAt: deps.clock.now(),
   };
   let { row, redelivery, unlocks } = await applyDelivery(deps, delivery);

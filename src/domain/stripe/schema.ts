@@ -46,6 +46,10 @@ const amount = z.number().nullish();
 const metadata = z.record(z.string(), z.string()).nullish();
 /** An id Stripe sends as the id or, expanded, as the object. */
 const expandable = z.union([z.string(), z.object({ id: z.string().optional() })]).nullish();
+/** Discounts: ids, or objects whose promotion code is an id or the expanded object. */
+const discounts = z
+  .array(z.union([z.string(), z.object({ promotion_code: z.union([z.string(), z.object({ id: z.string().optional(), code: text })]).nullish() })]))
+  .nullish();
 
 const checkoutSessionSchema = z.object({
   id: z.string().optional(),
@@ -61,6 +65,7 @@ const checkoutSessionSchema = z.object({
   invoice: expandable,
   payment_intent: expandable,
   subscription: expandable,
+  discounts,
 });
 
 const invoiceSchema = z.object({
@@ -77,6 +82,7 @@ const invoiceSchema = z.object({
   subscription_details: z.object({ metadata }).nullish(),
   payment_intent: expandable,
   charge: expandable,
+  discounts,
 });
 
 const chargeSchema = z.object({

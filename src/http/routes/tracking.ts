@@ -153,7 +153,13 @@ function clickResponse(ref: string, outcome: ClickOutcome) {
   }
 }
 
-function leadResponse(input: { click_id: string }, outcome: LeadOutcome) {
+/** What no_attribution says: a code that attributes nothing is named (docs/promotion-codes.md#attribution-by-code). */
+function noAttributionMessage(couponCode: string | null): string {
+  if (couponCode === null) return 'Neither customer_key nor click_id matches a customer of this program';
+  return `Neither customer_key nor click_id matches a customer of this program, and coupon_code ${couponCode} is no active promotion code of it`;
+}
+
+function leadResponse(input: { click_id?: string; coupon_code?: string }, outcome: LeadOutcome) {
   switch (outcome.kind) {
     case 'recorded':
       return { success: true as const, customer_id: outcome.customerId, message: 'Lead tracked' };
@@ -162,7 +168,13 @@ function leadResponse(input: { click_id: string }, outcome: LeadOutcome) {
     case 'test_mode':
       return { success: true as const, customer_id: null, message: 'Test mode: lead validated, nothing recorded' };
     case 'no_attribution':
-      throw new AppError('no_attribution', 'click_id does not match a click of this program', { click_id: input.click_id });
+      throw new AppError(
+        'no_attribution',
+        input.coupon_code === undefined
+          ? 'click_id does not match a click of this program'
+          : `click_id does not match a click of this program, and coupon_code ${input.coupon_code} is no active promotion code of it`,
+        { click_id: input.click_id ?? null, coupon_code: input.coupon_code ?? null },
+      );
   }
 }
 
@@ -195,9 +207,10 @@ function saleResponse(request: SaleRequest, outcome: SaleOutcome) {
             supported: CURRENCIES,
           });
         case 'no_attribution':
-          throw new AppError('no_attribution', 'Neither customer_key nor click_id matches a customer of this program', {
+          throw new AppError('no_attribution', noAttributionMessage(outcome.couponCode), {
             customer_key: outcome.customerKey,
             click_id: outcome.clickId,
+            coupon_code: outcome.couponCode,
           });
         case 'partner_inactive':
           throw new AppError('no_attribution', "The customer's partner is not active in this program", { customer_id: outcome.customerId });

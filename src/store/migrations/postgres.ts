@@ -2,6 +2,9 @@ import { BULK_WRITER, ROLLUPS_PENDING_SQL, rollUpStored } from '../rollups.js';
 import { SIGN_IN_CODES_SQL } from './012-sign-in-codes.js';
 import { REPORT_ROLLUPS_SQL } from './013-report-rollups.js';
 import { OUTBOX_SQL } from './014-outbox.js';
+import { PROMOTION_CODES_SQL } from './015-promotion-codes.js';
+import { FRAUD_SQL } from './016-fraud.js';
+import { STRIPE_API_KEY_SQL } from './017-stripe-api-key.js';
 import type { Migration } from './index.js';
 
 /*
@@ -221,4 +224,34 @@ CREATE INDEX outbox_attempts_delivery ON outbox_attempts (delivery_id);
 `,
 };
 
-export const postgresMigrations: readonly Migration[] = [schema, rollups, rateCounters, signInCodes, rollupsPending, outbox];
+/** Promotion codes: DuckDB's migration 15, their ids, and the indexes codes and code sales are read by. */
+const promotionCodes: Migration = {
+  version: 7,
+  name: 'promotion-codes',
+  sql: `
+${PROMOTION_CODES_SQL}
+INSERT INTO id_counters (name, next) VALUES ('promotion_codes', 1);
+CREATE INDEX promotion_codes_program ON promotion_codes (program_id);
+CREATE INDEX code_sales_program_paid ON code_sales (program_id, paid_at);
+`,
+};
+
+/**
+ * Fraud rules and events: DuckDB's migration 16, their ids, the index a program's events are listed
+ * by, and the one the refund-rate rule reads an enrollment's recent sales by (docs/fraud.md#the-rules).
+ */
+const fraud: Migration = {
+  version: 8,
+  name: 'fraud',
+  sql: `
+${FRAUD_SQL}
+INSERT INTO id_counters (name, next) VALUES ('fraud_events', 1);
+CREATE INDEX fraud_events_program ON fraud_events (program_id, commission_id);
+CREATE INDEX sale_events_enrollment_received ON sale_events (partner_program_id, received_at);
+`,
+};
+
+/** A program's restricted Stripe API key: DuckDB's migration 17. */
+const stripeApiKey: Migration = { version: 9, name: 'stripe-api-key', sql: STRIPE_API_KEY_SQL };
+
+export const postgresMigrations: readonly Migration[] = [schema, rollups, rateCounters, signInCodes, rollupsPending, outbox, promotionCodes, fraud, stripeApiKey];

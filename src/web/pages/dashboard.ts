@@ -10,6 +10,7 @@ import { moneySections } from './money.js';
 import { periodFromUrl, periodPicker, periodToQuery, reportQuery, setQuery, type PeriodChoice } from './period.js';
 import { start, type Shell } from './shell.js';
 import { webhooksSection } from './webhooks.js';
+import { codesSection, reviewSection } from './review.js';
 
 /** The merchant dashboard (docs/pages.md#the-dashboard): one program's numbers over a period. */
 
@@ -78,6 +79,8 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
   const partners = h('section', { id: 'partners' });
   const money = h('div', { id: 'money' });
   const webhooks = h('section', { id: 'webhooks' });
+  const review = h('section', { id: 'review' });
+  const codes = h('section', { id: 'codes' });
   show(
     shell.root,
     shell.header(
@@ -88,6 +91,8 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
     kpis,
     chart,
     partners,
+    codes,
+    review,
     money,
     webhooks,
   );
@@ -101,6 +106,8 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
   show(partners, leaderboard(byPartner, currency), csvButton('the partners report', () => `partners-program-${programId}-${span}.csv`, () => partnerReportCsv(byPartner)));
   moneySections(shell, money, programId, names, preview, serverNow(me));
   webhooksSection(shell, webhooks, programId);
+  reviewSection(shell, review, programId);
+  codesSection(shell, codes, programId, names);
 
   // The previous period (its totals tell a trend from nothing, its rows are the faint lines): the
   // same report over the window the API named.
