@@ -8,6 +8,8 @@ import type { AppDeps, EdgeSettings } from './http/deps.js';
 import { listPrograms } from './domain/provisioning.js';
 import { openLocalApp, type LocalApp } from './local.js';
 import { DEFAULT_WORKER_SETTINGS, DeliveryWorker, type WorkerSettings } from './domain/outbound/worker.js';
+import { MailChannel, smtpTransport } from './domain/mail/sender.js';
+import { baseUrl } from './domain/mail/settings.js';
 
 export type ServeOptions = {
   dir: DataDir;
@@ -22,7 +24,12 @@ export type ServeOptions = {
   shutdownTimeoutSeconds: number;
   /** The outbound webhooks' delivery worker (docs/outbound-webhooks.md#delivery); its defaults when absent. */
   worker?: WorkerSettings;
+  /** Mail through SMTP (docs/mail.md#configuration); absent, nothing is mailed. */
+  mail?: MailOptions;
 };
+
+/** `serve`'s mail flags: the SMTP server, the From, and the base of links (else the address it listens on). */
+export type MailOptions = { smtpUrl: string; from: string; publicUrl?: string };
 
 /** How long `serve` lets requests in flight finish once asked to stop. */
 export const SHUTDOWN_TIMEOUT_SECONDS = 10;
@@ -37,7 +44,8 @@ export type RunningServer = LocalApp & { url: string; stop(): Promise<void> };
  * file so CLI commands go through this process, and on stop lets in-flight requests finish for up
  * to the shutdown timeout, closes the connections still open (a client that stopped reading an
  * export among them), checkpoints and closes the database, removes the file (docs/exports.md#shutdown).
- * It runs the outbox's delivery worker meanwhile (docs/outbound-webhooks.md#delivery).
+ * It runs the outbox's delivery worker meanwhile (docs/outbound-webhooks.md#delivery), which also
+ * sends the mail when there is an SMTP server (docs/mail.md#delivery).
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   await checkPort(options.host, options.port);
@@ -59,7 +67,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const url = address.replace('[::1]', 'localhost');
   const discovery: Discovery = { url, pid: process.pid, startedAt: options.clock.now().toISOString() };
   writeFileSync(options.dir.discoveryFile, JSON.stringify(discovery), { mode: 0o600 });
-  const worker = new DeliveryWorker(local.deps, options.worker ?? DEFAULT_WORKER_SETTINGS).start();
+  const transport = options.mail && (await smtpTransport(options.mail.smtpUrl));
+  if (options.mail) local.deps.mail = { from: options.mail.from, publicUrl: baseUrl(options.mail.publicUrl ?? url) };
+  const channels = transport ? [new MailChannel(local.deps, transport)] : [];
+  const worker = new DeliveryWorker(local.deps, options.worker ?? DEFAULT_WORKER_SETTINGS, channels).start();
   let stopping: Promise<void> | undefined;
   return {
     ...local,
@@ -69,6 +80,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         const deadline = setTimeout(() => local.app.server.closeAllConnections(), options.shutdownTimeoutSeconds * 1000);
         try {
           await worker.stop();
+          transport?.close();
           await local.close();
         } finally {
           clearTimeout(deadline);

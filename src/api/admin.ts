@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { APPROVAL_MODES, PARTNER_STATUSES, PAYOUT_METHODS, SESSION_HOURS } from './constants.js';
+import { APPROVAL_MODES, PARTNER_STATUSES, PAYOUT_METHODS, SESSION_HOURS, SIGN_IN_AUDIENCES } from './constants.js';
 import { id, instant, pathId } from './common.js';
 
 const name = z.string().min(1).max(255);
@@ -42,6 +42,8 @@ const programSettings = {
   approval: z.enum(APPROVAL_MODES).describe('auto: pending commissions are approved when their hold ends; manual: by commission approve'),
   minPayoutCents: z.int().min(0).max(Number.MAX_SAFE_INTEGER).describe('A balance below it waits for a later payout'),
   landingUrl: landingUrl.nullable(),
+  applicationsOpen: z.boolean().describe('The public application page takes applications (default true)'),
+  autoApprove: z.boolean().describe('Applications are approved as they arrive (default false)'),
 };
 
 export const createProgramRequestSchema = z.intersection(
@@ -53,6 +55,8 @@ export const createProgramRequestSchema = z.intersection(
     approval: programSettings.approval.default('auto'),
     minPayoutCents: programSettings.minPayoutCents.default(0),
     landingUrl: programSettings.landingUrl.default(null),
+    applicationsOpen: programSettings.applicationsOpen.default(true),
+    autoApprove: programSettings.autoApprove.default(false),
   }),
   commissionInput,
 );
@@ -103,6 +107,13 @@ export const revokeSessionsRequestSchema = z
   .object({ email: email.optional(), partnerId: id.optional() })
   .refine((body) => (body.email === undefined) !== (body.partnerId === undefined), { message: 'give email or partnerId, one of them', path: [] });
 export const exchangeSignInCodeRequestSchema = z.object({ code: z.string().min(1).max(255).describe("The code in the sign-in link's #code=") });
+/** Who asks for a sign-in link by mail, and for which page (docs/mail.md#sign-in-by-e-mail). */
+export const emailLinkRequestSchema = z.object({
+  email,
+  audience: z.enum(SIGN_IN_AUDIENCES).describe('member: the dashboard; partner: the partner portal'),
+});
+/** The one answer to a request for a sign-in link, whoever asked (docs/mail.md#sign-in-by-e-mail). */
+export const emailLinkAcceptedSchema = z.object({ message: z.string() });
 
 /** A commission rule as the API shows it: a percentage or a flat amount in cents. */
 export const commissionTermsSchema = z.discriminatedUnion('type', [
@@ -125,6 +136,8 @@ export const programSchema = z.object({
   approval: z.enum(APPROVAL_MODES),
   minPayoutCents: z.int(),
   landingUrl: z.string().nullable(),
+  applicationsOpen: z.boolean(),
+  autoApprove: z.boolean(),
 });
 
 export const createdProgramSchema = programSchema.extend({
@@ -190,4 +203,6 @@ export type Membership = z.output<typeof membershipSchema>;
 export type Session = z.output<typeof sessionSchema>;
 export type PartnerSession = z.output<typeof partnerSessionSchema>;
 export type ExchangedSession = z.output<typeof exchangedSessionSchema>;
+export type EmailLinkRequest = z.input<typeof emailLinkRequestSchema>;
+export type EmailLinkAccepted = z.output<typeof emailLinkAcceptedSchema>;
 export type RevokedSessions = z.output<typeof revokedSessionsSchema>;

@@ -17,6 +17,8 @@ export const programSettingFlags = {
   approval: Flags.string({ description: 'auto: commissions are approved when their hold ends (default); manual: by commission approve', options: [...APPROVAL_MODES] }),
   'min-payout-cents': Flags.integer({ description: 'a balance below it waits for a later payout (default 0)', min: 0 }),
   'landing-url': Flags.string({ description: 'the page partner links send visitors to (http or https); "" clears it' }),
+  applications: Flags.string({ description: 'open: the public page /apply/<program> takes partner applications (default); closed: it does not', options: ['open', 'closed'] }),
+  'auto-approve': Flags.boolean({ description: 'approve partner applications as they arrive (--no-auto-approve: members decide, the default)', allowNo: true }),
 };
 
 type SettingFlags = {
@@ -29,6 +31,8 @@ type SettingFlags = {
   approval?: string;
   'min-payout-cents'?: number;
   'landing-url'?: string;
+  applications?: string;
+  'auto-approve'?: boolean;
 };
 
 /** The request fields of the flags given; a flag not given is left out. */
@@ -42,6 +46,8 @@ export function programSettings(flags: SettingFlags): Omit<UpdateProgramRequest,
     approval: flags.approval as Approval | undefined,
     minPayoutCents: flags['min-payout-cents'],
     landingUrl: flags['landing-url'] === undefined ? undefined : flags['landing-url'] || null,
+    applicationsOpen: flags.applications === undefined ? undefined : flags.applications === 'open',
+    autoApprove: flags['auto-approve'],
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { ExportSettings } from '../domain/exports.js';
+import type { MailSettings } from '../domain/mail/settings.js';
 import type { Store } from '../store/db.js';
 import type { ConnectionTimeouts } from './connections.js';
 import type { RateLimit } from './rate-limits.js';
@@ -42,6 +43,8 @@ export type AppDeps = {
    * assets from it (docs/pages.md#serving-caching-and-the-session). The CLI's in-process app has no use for them.
    */
   pages?: string;
+  /** How `serve` mails, set once it listens (docs/mail.md#configuration); absent, nothing is mailed. */
+  mail?: MailSettings;
 };
 
 export const DEFAULT_RATE_LIMIT: RateLimit = { max: 100, windowSeconds: 1 };

@@ -21,14 +21,17 @@ export type EndpointRow = {
   removed_at: Date | null;
 };
 
-export type MessageRow = { id: number; channel: 'webhook'; program_id: number; type: string; ref: string; body: string; created_at: Date };
+/** What a message is: an outbound webhook event, or a mail (docs/mail.md#the-outbox). */
+export type Channel = 'webhook' | 'mail';
+
+export type MessageRow = { id: number; channel: Channel; program_id: number; type: string; ref: string; body: string; created_at: Date };
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 export type DeliveryRow = {
   id: number;
   message_id: number;
-  channel: 'webhook';
+  channel: Channel;
   target_id: number;
   status: DeliveryStatus;
   attempts: number;
@@ -105,7 +108,7 @@ export function appendDeliveries(sql: Sql, rows: DeliveryRow[]): Promise<void> {
   ], rows);
 }
 
-export type Claim = { owner: string; now: Date; leaseUntil: Date; limit: number; channel: 'webhook'; busyTargets: number[] };
+export type Claim = { owner: string; now: Date; leaseUntil: Date; limit: number; channel: Channel; busyTargets: number[] };
 
 /**
  * Takes up to `limit` due deliveries of the channel whose lease is free or expired, skipping busy

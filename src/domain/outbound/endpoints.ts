@@ -134,7 +134,8 @@ export async function listDeliveries({ store }: Deps, viewer: Viewer, id: number
 export async function redeliverEvent(deps: Deps, viewer: Viewer, ref: string, endpointId?: number): Promise<SentEvent> {
   return deps.store.transaction(async (sql) => {
     const found = await outbox.findMessageByRef(sql, ref);
-    const message = await viewedRow(sql, viewer, found, (m) => m.program_id, () => new AppError('not_found', `Webhook event ${ref} not found`));
+    // A mail's message is no event (docs/mail.md#the-outbox).
+    const message = await viewedRow(sql, viewer, found?.channel === 'webhook' ? found : undefined, (m) => m.program_id, () => new AppError('not_found', `Webhook event ${ref} not found`));
     const live = await outbox.programEndpoints(sql, [message.program_id], endpointId === undefined ? undefined : [endpointId]);
     if (endpointId !== undefined && live.length === 0) throw endpointNotFound(endpointId)();
     const targets = endpointId !== undefined ? [endpointId] : (await outbox.messageTargets(sql, message.id)).filter((id) => live.some((e) => e.id === id));

@@ -34,6 +34,13 @@ const PER_ENDPOINT = 32;
 /** Deliveries one claim takes at most. */
 const CLAIM_LIMIT = 256;
 
+/**
+ * Another kind of outbox message this loop delivers (mail: docs/mail.md#delivery): at each claim it
+ * claims its own due deliveries with the worker's lease and answers their sends, each settled once
+ * its attempt is recorded.
+ */
+export type OutboxChannel = { claim(owner: string, now: Date, leaseUntil: Date): Promise<Array<Promise<void>>> };
+
 /** What one attempt came to, ready to be recorded. */
 type Result = { delivery: DeliveryRow; attempt: Omit<AttemptRow, 'id'>; update: DeliveryUpdate; gone: EndpointRow | null };
 
@@ -89,6 +96,7 @@ export class DeliveryWorker {
   constructor(
     private readonly deps: Deps,
     private readonly settings: WorkerSettings = DEFAULT_WORKER_SETTINGS,
+    private readonly channels: readonly OutboxChannel[] = [],
   ) {}
 
   /** Starts polling. */
@@ -122,14 +130,21 @@ export class DeliveryWorker {
     const now = this.deps.clock.now();
     const busyTargets = [...this.inFlight].filter(([, n]) => n >= PER_ENDPOINT).map(([id]) => id);
     const claim = { owner: this.owner, now, leaseUntil: new Date(now.getTime() + this.settings.leaseSeconds * 1000), limit: CLAIM_LIMIT, channel: 'webhook' as const, busyTargets };
+    const others = (await Promise.all(this.channels.map((c) => c.claim(this.owner, now, claim.leaseUntil)))).flat();
+    for (const send of others) this.track(send.catch(() => undefined)); // not recorded: claimed again after the lease
     const deliveries = await this.deps.store.transaction((sql) => outbox.claimDue(sql, claim));
-    if (deliveries.length === 0) return 0;
+    if (deliveries.length === 0) return others.length;
     const { messages, endpoints } = await this.deps.store.read(async (sql) => ({
       messages: new Map((await outbox.findMessages(sql, [...new Set(deliveries.map((d) => d.message_id))])).map((m) => [m.id, m])),
       endpoints: new Map((await outbox.findEndpoints(sql, [...new Set(deliveries.map((d) => d.target_id))])).map((e) => [e.id, e])),
     }));
     for (const delivery of deliveries) this.startSend(delivery, messages.get(delivery.message_id)!, endpoints.get(delivery.target_id)!);
-    return deliveries.length;
+    return deliveries.length + others.length;
+  }
+
+  private track(send: Promise<void>): void {
+    this.sends.add(send);
+    void send.finally(() => this.sends.delete(send));
   }
 
   private startSend(delivery: DeliveryRow, message: MessageRow, endpoint: EndpointRow): void {

@@ -13,13 +13,15 @@ import { partnerSessions } from './011-partner-sessions.js';
 import { signInCodes } from './012-sign-in-codes.js';
 import { reportRollups } from './013-report-rollups.js';
 import { outbox } from './014-outbox.js';
+import { applications, autoApprove } from './015-applications.js';
 
 export type Migration = { version: number; name: string; sql: string };
 
 /** Applied in order on open; each runs once, recorded in schema_migrations. Never edit a shipped one. */
 export const migrations: readonly Migration[] = [
   initial, webhookDeferral, testClicksUndated, customerClickRef, eventPayloadKeptWhenSkipped, clickVisitors, commissionLifecycle, refunds, payouts,
-  landingUrl, partnerSessions, signInCodes, reportRollups, outbox,
+  landingUrl, partnerSessions, signInCodes, reportRollups, outbox, applications,
+  autoApprove,
 ];
 
 /**

@@ -2,6 +2,7 @@ import { BULK_WRITER, ROLLUPS_PENDING_SQL, rollUpStored } from '../rollups.js';
 import { SIGN_IN_CODES_SQL } from './012-sign-in-codes.js';
 import { REPORT_ROLLUPS_SQL } from './013-report-rollups.js';
 import { OUTBOX_SQL } from './014-outbox.js';
+import { APPLICATIONS_SQL, AUTO_APPROVE_SQL } from './015-applications.js';
 import type { Migration } from './index.js';
 
 /*
@@ -221,4 +222,15 @@ CREATE INDEX outbox_attempts_delivery ON outbox_attempts (delivery_id);
 `,
 };
 
-export const postgresMigrations: readonly Migration[] = [schema, rollups, rateCounters, signInCodes, rollupsPending, outbox];
+/** Partner applications: DuckDB's migrations 15 and 16, and the ids every instance takes. */
+const applications: Migration = {
+  version: 7,
+  name: 'applications',
+  sql: `
+${APPLICATIONS_SQL}
+${AUTO_APPROVE_SQL};
+INSERT INTO id_counters (name, next) VALUES ('partner_applications', 1);
+`,
+};
+
+export const postgresMigrations: readonly Migration[] = [schema, rollups, rateCounters, signInCodes, rollupsPending, outbox, applications];

@@ -9,6 +9,7 @@ import { moneySections } from './money.js';
 import { periodFromUrl, periodPicker, periodToQuery, reportQuery, setQuery, type PeriodChoice } from './period.js';
 import { start, type Shell } from './shell.js';
 import { webhooksSection } from './webhooks.js';
+import { applicationsSection } from './applications.js';
 
 /** The merchant dashboard (docs/pages.md#the-dashboard): one program's numbers over a period. */
 
@@ -37,7 +38,7 @@ function currencyOf(preview: PayoutPreview): string {
   return currencies.size === 1 ? [...currencies][0] : 'USD';
 }
 
-start({ title: 'partnerkit dashboard', storageKey: 'partnerkit.dashboard.token', signInCommand: 'partnerkit session create --email <your e-mail>' }, async (shell) => {
+start({ title: 'partnerkit dashboard', storageKey: 'partnerkit.dashboard.token', audience: 'member', signInCommand: 'partnerkit session create --email <your e-mail>' }, async (shell) => {
   const me = await shell.client.sessions.me();
   if (me.programs.length === 0) {
     show(shell.root, shell.header(), h('p', { class: 'notice' }, 'You are not a member of any program yet: an admin adds you with partnerkit member add.'));
@@ -66,6 +67,7 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
   const kpis = h('section', { id: 'kpis', 'aria-label': 'Totals' }, h('p', { class: 'notice' }, 'Loading…'));
   const chart = h('section', { id: 'chart', 'aria-label': 'Daily chart' });
   const partners = h('section', { id: 'partners' });
+  const applications = h('section', { id: 'applications' });
   const money = h('div', { id: 'money' });
   const webhooks = h('section', { id: 'webhooks' });
   show(
@@ -78,6 +80,7 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
     kpis,
     chart,
     partners,
+    applications,
     money,
     webhooks,
   );
@@ -90,6 +93,7 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
   show(kpis, h('h2', {}, periodHeading(report)), h('div', { class: 'kpis' }, ...KPIS.map((k) => kpiCard(k, report, currency))));
   show(partners, leaderboard(byPartner, currency));
   moneySections(shell, money, programId, names, preview);
+  applicationsSection(shell, applications, programId);
   webhooksSection(shell, webhooks, programId);
 
   // The previous period's rows for the faint lines: the same report over the window the API named.
