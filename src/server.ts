@@ -10,6 +10,7 @@ import { openLocalApp, type LocalApp } from './local.js';
 import { DEFAULT_WORKER_SETTINGS, DeliveryWorker, type WorkerSettings } from './domain/outbound/worker.js';
 import { MailChannel, smtpTransport } from './domain/mail/sender.js';
 import { baseUrl } from './domain/mail/settings.js';
+import { unsubscribeKey } from './domain/mail/notifications.js';
 
 export type ServeOptions = {
   dir: DataDir;
@@ -68,7 +69,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const discovery: Discovery = { url, pid: process.pid, startedAt: options.clock.now().toISOString() };
   writeFileSync(options.dir.discoveryFile, JSON.stringify(discovery), { mode: 0o600 });
   const transport = options.mail && (await smtpTransport(options.mail.smtpUrl));
-  if (options.mail) local.deps.mail = { from: options.mail.from, publicUrl: baseUrl(options.mail.publicUrl ?? url) };
+  if (options.mail) local.deps.mail = { from: options.mail.from, publicUrl: baseUrl(options.mail.publicUrl ?? url), unsubscribeKey: unsubscribeKey(local.deps.adminTokenHash) };
   const channels = transport ? [new MailChannel(local.deps, transport)] : [];
   const worker = new DeliveryWorker(local.deps, options.worker ?? DEFAULT_WORKER_SETTINGS, channels).start();
   let stopping: Promise<void> | undefined;

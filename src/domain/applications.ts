@@ -10,6 +10,8 @@ import { viewedProgram, viewedRow, type Viewer } from './access.js';
 import type { Deps } from './deps.js';
 import { escapeHtml, htmlMail, queueMail } from './mail/compose.js';
 import { emit } from './outbound/events.js';
+import { notify } from './mail/notifications.js';
+import { activeMemberEmails } from '../store/mail.js';
 import { enrollIn, insertNewPartner } from './provisioning.js';
 
 /** The one answer to an application (docs/applications.md#the-application-page). */
@@ -54,6 +56,16 @@ export async function apply(deps: Deps, programId: number, input: ApplicationReq
     };
     await applications.insertApplication(sql, row);
     await emit(deps, sql, [{ programId, type: 'partner.applied', livemode: true, data: applicationView(row) }]);
+    await notify(deps, sql, {
+      kind: 'partner_applied', programId, to: (await activeMemberEmails(sql, programId)).map((address) => ({ name: null, address })),
+      subject: `New partner application to ${program.name}`,
+      lines: [
+        `${row.name} applied to become a partner of ${program.name}.`,
+        ...(row.website ? [`Website: ${row.website}`] : []),
+        ...(row.message ? [`Message: ${row.message}`] : []),
+        program.auto_approve ? 'The program approves applications at once.' : `Approve or reject it in the dashboard, or with: partnerkit partner approve --application ${row.id}`,
+      ],
+    });
     if (program.auto_approve) await approveIn(deps, sql, program, row);
   });
   return { message: APPLICATION_RECEIVED };

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { onTestFinished } from 'vitest';
+import { unsubscribeKey } from '../../src/domain/mail/notifications.js';
 import { MailChannel, smtpTransport } from '../../src/domain/mail/sender.js';
 import { DEFAULT_WORKER_SETTINGS, DeliveryWorker } from '../../src/domain/outbound/worker.js';
 import type { AppDeps } from '../../src/http/deps.js';
@@ -87,7 +88,7 @@ export const PUBLIC_URL = 'https://partners.acme.example';
 export async function mailingApp(deps: AppDeps) {
   const smtp = await smtpCatcher();
   onTestFinished(smtp.stop);
-  deps.mail = { from: MAIL_FROM, publicUrl: PUBLIC_URL };
+  deps.mail = { from: MAIL_FROM, publicUrl: PUBLIC_URL, unsubscribeKey: unsubscribeKey(deps.adminTokenHash) };
   const transport = await smtpTransport(smtp.url);
   onTestFinished(() => transport.close());
   const worker = new DeliveryWorker(deps, DEFAULT_WORKER_SETTINGS, [new MailChannel(deps, transport)]);

@@ -4,7 +4,10 @@ import type { Deps } from '../deps.js';
 import { randomToken } from '../secrets.js';
 
 /** The kinds of mail partnerkit sends (docs/mail.md#the-outbox). */
-export type MailKind = 'sign_in' | 'application_approved';
+/** Notifications, each switchable per recipient (docs/mail.md#notifications-and-unsubscribing). */
+export const NOTIFICATION_KINDS = ['partner_applied', 'payout_paid'] as const;
+export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
+export type MailKind = 'sign_in' | 'application_approved' | NotificationKind;
 
 /** A mail to one person, rendered: what is stored in the outbox and sent on every attempt. */
 export type Mail = {
@@ -15,6 +18,8 @@ export type Mail = {
   subject: string;
   text: string;
   html: string;
+  /** The one-click unsubscribe link of a notification (RFC 8058). */
+  unsubscribeUrl?: string;
 };
 
 /** A stored mail's body: the mail with its From, as the sender reads it back. */
@@ -56,6 +61,7 @@ export async function queueMail({ store, clock, mail }: Deps, sql: Sql, mails: r
       subject: oneLine(m.subject),
       text: m.text,
       html: m.html,
+      unsubscribeUrl: m.unsubscribeUrl,
     };
     messages.push({ id, channel: 'mail', program_id: m.programId, type: m.kind, ref: randomToken('mail_', 16), body: JSON.stringify(stored), created_at: now });
     deliveries.push({

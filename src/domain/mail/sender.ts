@@ -85,6 +85,7 @@ export class MailChannel implements OutboxChannel {
         html: mail.html,
         // The same Message-ID on every attempt: a receiver can tell a mail it already has.
         messageId: `<${message.ref}@partnerkit>`,
+        headers: mail.unsubscribeUrl ? { 'List-Unsubscribe': `<${mail.unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } : {},
       });
       answer = { ok: true, code: replyCode(info.response), error: null, response: info.response?.slice(0, RESPONSE_CHARS) ?? null };
     } catch (error) {

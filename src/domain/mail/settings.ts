@@ -4,6 +4,8 @@ export type MailSettings = {
   from: string;
   /** Where links in mails point: --public-url, else the address `serve` listens on; no trailing slash. */
   publicUrl: string;
+  /** Signs unsubscribe links (docs/mail.md#notifications-and-unsubscribing): derived from the admin token, the same on every instance. */
+  unsubscribeKey: string;
 };
 
 /** A base URL without its trailing slashes, so paths can be appended. */

@@ -14,6 +14,7 @@ import { signInCodes } from './012-sign-in-codes.js';
 import { reportRollups } from './013-report-rollups.js';
 import { outbox } from './014-outbox.js';
 import { applications, autoApprove } from './015-applications.js';
+import { mailUnsubscribes } from './017-mail-unsubscribes.js';
 
 export type Migration = { version: number; name: string; sql: string };
 
@@ -21,7 +22,7 @@ export type Migration = { version: number; name: string; sql: string };
 export const migrations: readonly Migration[] = [
   initial, webhookDeferral, testClicksUndated, customerClickRef, eventPayloadKeptWhenSkipped, clickVisitors, commissionLifecycle, refunds, payouts,
   landingUrl, partnerSessions, signInCodes, reportRollups, outbox, applications,
-  autoApprove,
+  autoApprove, mailUnsubscribes,
 ];
 
 /**

@@ -3,6 +3,7 @@ import { SIGN_IN_CODES_SQL } from './012-sign-in-codes.js';
 import { REPORT_ROLLUPS_SQL } from './013-report-rollups.js';
 import { OUTBOX_SQL } from './014-outbox.js';
 import { APPLICATIONS_SQL, AUTO_APPROVE_SQL } from './015-applications.js';
+import { MAIL_UNSUBSCRIBES_SQL } from './017-mail-unsubscribes.js';
 import type { Migration } from './index.js';
 
 /*
@@ -233,4 +234,7 @@ INSERT INTO id_counters (name, next) VALUES ('partner_applications', 1);
 `,
 };
 
-export const postgresMigrations: readonly Migration[] = [schema, rollups, rateCounters, signInCodes, rollupsPending, outbox, applications];
+/** Who switched off which kind of mail: DuckDB's migration 17. */
+const mailUnsubscribes: Migration = { version: 8, name: 'mail-unsubscribes', sql: MAIL_UNSUBSCRIBES_SQL };
+
+export const postgresMigrations: readonly Migration[] = [schema, rollups, rateCounters, signInCodes, rollupsPending, outbox, applications, mailUnsubscribes];

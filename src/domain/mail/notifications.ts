@@ -1,0 +1,58 @@
+import { createHmac } from 'node:crypto';
+import type { Sql } from '../../store/db.js';
+import * as mailStore from '../../store/mail.js';
+import type { Deps } from '../deps.js';
+import { sameSecret, sha256 } from '../secrets.js';
+import { escapeHtml, htmlMail, NOTIFICATION_KINDS, queueMail, type NotificationKind } from './compose.js';
+
+/** The key of unsubscribe links, from the admin token's hash: every instance of a database signs alike. */
+export const unsubscribeKey = (adminTokenHash: string): string => sha256(`mail-unsubscribe:${adminTokenHash}`);
+
+const signature = (key: string, email: string, kind: string) => createHmac('sha256', key).update(`${email}\n${kind}`).digest('base64url');
+
+/** The one-click unsubscribe link of a kind of mail to an address (docs/mail.md#notifications-and-unsubscribing). */
+export function unsubscribeUrl(publicUrl: string, key: string, email: string, kind: NotificationKind): string {
+  const query = new URLSearchParams({ email, kind, sig: signature(key, email, kind) });
+  return `${publicUrl}/mail/unsubscribe?${query}`;
+}
+
+/** What an unsubscribe link names, when its signature is this server's. */
+export function verifiedUnsubscribe(key: string, query: { email?: string; kind?: string; sig?: string }): { email: string; kind: NotificationKind } | undefined {
+  const { email, kind, sig } = query;
+  if (!email || !kind || !sig || !(NOTIFICATION_KINDS as readonly string[]).includes(kind)) return undefined;
+  return sameSecret(sig, signature(key, email, kind)) ? { email, kind: kind as NotificationKind } : undefined;
+}
+
+/** POST /mail/unsubscribe: switches the kind off for the address. */
+export async function unsubscribe({ store, clock }: Deps, email: string, kind: NotificationKind): Promise<void> {
+  await store.transaction((sql) => mailStore.unsubscribe(sql, email, kind, clock.now()));
+}
+
+/** A notification to send: its kind, program, recipients and text, one paragraph a line. */
+export type Notification = { kind: NotificationKind; programId: number; to: Array<{ name: string | null; address: string }>; subject: string; lines: string[] };
+
+/**
+ * Queues a notification to each recipient who did not switch its kind off, in the caller's
+ * transaction (docs/mail.md#notifications-and-unsubscribing): a text and an HTML part, and the
+ * one-click unsubscribe link in the text, the HTML and the List-Unsubscribe headers. Without mail
+ * settings nothing happens.
+ */
+export async function notify(deps: Deps, sql: Sql, notification: Notification): Promise<void> {
+  const { mail } = deps;
+  if (!mail || notification.to.length === 0) return;
+  const off = await mailStore.unsubscribed(sql, notification.kind, notification.to.map((r) => r.address));
+  const mails = notification.to
+    .filter((r) => !off.has(r.address))
+    .map((to) => {
+      const url = unsubscribeUrl(mail.publicUrl, mail.unsubscribeKey, to.address, notification.kind);
+      return {
+        kind: notification.kind, programId: notification.programId, to, subject: notification.subject, unsubscribeUrl: url,
+        text: `${notification.lines.join('\n\n')}\n\n--\nNo more of these mails: ${url}\n`,
+        html: htmlMail(notification.subject, [
+          ...notification.lines.map(escapeHtml),
+          `<small><a href="${escapeHtml(url)}">No more of these mails</a></small>`,
+        ]),
+      };
+    });
+  await queueMail(deps, sql, mails);
+}
