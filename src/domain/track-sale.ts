@@ -12,6 +12,7 @@ import { findCustomersByClickIds } from './tracking.js';
 import { batched, type BatchRun } from './write-batcher.js';
 import { emit, type OutboundEvent } from './outbound/events.js';
 import { liveSaleEvents, testSaleEvent } from './outbound/payloads.js';
+import { notifyCommissions } from './mail/notifications.js';
 
 /** Who reports the sale: the API key's program and mode, or the webhook's program. */
 export type SaleSource = { programId: number; apiKeyId: number | null; keyMode: SaleMode; source: 'api' | 'stripe' };
@@ -153,6 +154,7 @@ export async function recordSales(deps: Deps, sql: Sql, batch: PendingSale[], { 
   await sales.insertTestSales(sql, writes.testSales);
   await tracking.markConverted(sql, [...writes.converted], now);
   await emit(deps, sql, writes.events);
+  await notifyCommissions(deps, sql, writes.commissions);
   return outcomes;
 }
 

@@ -20,3 +20,16 @@ export async function activeMemberEmails(sql: Sql, programId: number): Promise<s
   );
   return rows.map((r) => r.email);
 }
+
+/** For enrollments by id: the partner's name, e-mail and status and the program's name, to address a partner's notification. */
+export function enrollmentRecipients(
+  sql: Sql,
+  enrollmentIds: number[],
+): Promise<Array<{ enrollment_id: number; name: string; email: string; status: string; program_name: string }>> {
+  return sql.all(
+    `SELECT pp.id AS enrollment_id, p.name, p.email, p.status, g.name AS program_name
+     FROM partner_programs pp JOIN partners p ON p.id = pp.partner_id JOIN programs g ON g.id = pp.program_id
+     WHERE pp.id = ANY($1::BIGINT[])`,
+    [list(enrollmentIds)],
+  );
+}

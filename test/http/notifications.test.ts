@@ -46,6 +46,25 @@ describe('notifications', () => {
     }
   });
 
+  test('a sale\'s commission is mailed to its partner, never naming the customer; unsubscribed, the next is not', async () => {
+    const { t, program, smtp, worker } = await setUp();
+    await t.lead(program, 'cust_1', { email: 'buyer@example.com' });
+    await t.sale(program, { transaction_id: 'in_1' });
+    await worker.runDue();
+    const [mail] = await smtp.waitFor(1);
+    expect(mail.envelope.to).toEqual(['partner1@example.com']);
+    expect(mail.subject).toBe('You earned 10.00 USD from Acme partners');
+    expect(mail.text).toContain('a sale through your partner link earned you a commission of 10.00 USD in Acme partners (commission 1, held until 2026-03-01).');
+    expect(`${mail.text}${mail.html}${mail.rawHeaders}`).not.toContain('buyer@example.com');
+    const path = unsubscribeLink(mail).slice(PUBLIC_URL.length);
+    expect(path).toContain('kind=commission_created');
+    await t.app.inject({ method: 'POST', url: path, payload: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    await t.sale(program, { transaction_id: 'in_2' });
+    await worker.runDue();
+    expect(smtp.mails).toHaveLength(1);
+    expect(await t.count('commissions')).toBe(2);
+  });
+
   test('a payout marked paid is mailed to its partner with the amount', async () => {
     const { t, program, smtp, worker } = await setUp();
     await t.lead(program);
@@ -55,7 +74,7 @@ describe('notifications', () => {
     const id = created.payouts[0].id;
     expect((await asAdmin(t, 'POST', `/api/payouts/${id}/mark-paid`)).statusCode).toBe(200);
     await worker.runDue();
-    const [mail] = await smtp.waitFor(1);
+    const mail = (await smtp.waitFor(3))[2];
     expect(mail.envelope.to).toEqual(['partner1@example.com']);
     expect(mail.subject).toBe('Your payout of 20.00 USD from Acme partners was paid');
     expect(mail.text).toContain(`Acme partners marked your payout ${id} of 20.00 USD paid.`);

@@ -1,5 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Sql } from '../../store/db.js';
+import { centsText } from '../../money.js';
+import type { CommissionRow } from '../../store/sales.js';
 import * as mailStore from '../../store/mail.js';
 import type { Deps } from '../deps.js';
 import { sameSecret, sha256 } from '../secrets.js';
@@ -55,4 +57,23 @@ export async function notify(deps: Deps, sql: Sql, notification: Notification): 
       };
     });
   await queueMail(deps, sql, mails);
+}
+
+/**
+ * Mails each partner the sale commissions a batch of sales created for them: the amount and the
+ * program, never the customer (docs/mail.md#notifications-and-unsubscribing). Clawbacks of refunds
+ * are not announced.
+ */
+export async function notifyCommissions(deps: Deps, sql: Sql, commissions: readonly CommissionRow[]): Promise<void> {
+  if (!deps.mail || commissions.length === 0) return;
+  const recipients = new Map((await mailStore.enrollmentRecipients(sql, [...new Set(commissions.map((c) => c.partner_program_id))])).map((r) => [r.enrollment_id, r]));
+  for (const commission of commissions) {
+    const to = recipients.get(commission.partner_program_id)!;
+    const amount = `${centsText(commission.amount_cents)} ${commission.currency}`;
+    await notify(deps, sql, {
+      kind: 'commission_created', programId: commission.program_id, to: [{ name: to.name, address: to.email }],
+      subject: `You earned ${amount} from ${to.program_name}`,
+      lines: [`Hello ${to.name},`, `a sale through your partner link earned you a commission of ${amount} in ${to.program_name} (commission ${commission.id}, held until ${commission.hold_until.toISOString().slice(0, 10)}).`],
+    });
+  }
 }
