@@ -1,10 +1,13 @@
 import { describe, expect, test } from 'vitest';
-import { ADMIN_TOKEN, buildTestApp, type TestApp } from '../helpers/app.js';
+import { RETRY_DELAYS_SECONDS } from '../../src/domain/outbound/worker.js';
+import { ADMIN_TOKEN, buildTestApp, T0, type TestApp } from '../helpers/app.js';
+import { receiver } from '../helpers/receiver.js';
 import { mailingApp, PUBLIC_URL, type Caught } from '../helpers/smtp.js';
 
 /**
  * Notifications (docs/mail.md#notifications-and-unsubscribing) through a real SMTP server: a new
- * application to the program's active members, a paid payout to its partner, each with a text and
+ * application, a disabled webhook endpoint and events failed for good to the program's active
+ * members, a sale's commission and a paid payout to its partner, each with a text and
  * an HTML part and RFC 8058 one-click unsubscribe, which switches off that kind only.
  */
 
@@ -79,6 +82,39 @@ describe('notifications', () => {
     expect(mail.subject).toBe('Your payout of 20.00 USD from Acme partners was paid');
     expect(mail.text).toContain(`Acme partners marked your payout ${id} of 20.00 USD paid.`);
     expect(mail.text).not.toContain('buyer@example.com');
+  });
+
+  test('a webhook endpoint that answers 410 is disabled, and the members are told, without the URL\'s credentials', async () => {
+    const { t, program, smtp, worker } = await setUp();
+    const hooks = await receiver(() => 410);
+    const url = hooks.url.replace('http://', 'http://user:secret@');
+    await asAdmin(t, 'POST', `/api/programs/${program.id}/webhook-endpoints`, { url, events: ['sale.created'] });
+    await t.lead(program);
+    await t.sale(program, { transaction_id: 'in_1' });
+    await worker.runDue();
+    const told = smtp.mails.filter((m) => m.subject === 'Webhook endpoint 1 was disabled');
+    expect(told.map((m) => m.envelope.to).sort()).toEqual([['ana@example.com'], ['bo@example.com']]);
+    expect(told[0].text).toContain(`(${hooks.url}) answered 410 Gone and was disabled`);
+    expect(`${told[0].text}${told[0].html}`).not.toContain('secret');
+  });
+
+  test('an event whose 8th attempt fails is reported to the members once', async () => {
+    const { t, program, smtp, worker } = await setUp();
+    const hooks = await receiver(() => 500);
+    await asAdmin(t, 'POST', `/api/programs/${program.id}/webhook-endpoints`, { url: hooks.url, events: ['sale.created'] });
+    await t.lead(program);
+    await t.sale(program, { transaction_id: 'in_1' });
+    await worker.runDue();
+    let at = Date.parse(T0);
+    for (const seconds of RETRY_DELAYS_SECONDS) {
+      at += seconds * 1000;
+      t.clock.set(new Date(at).toISOString());
+      await worker.runDue();
+    }
+    expect(hooks.received).toHaveLength(8);
+    const told = smtp.mails.filter((m) => m.subject === 'Webhook events to endpoint 1 failed for good');
+    expect(told.map((m) => m.envelope.to).sort()).toEqual([['ana@example.com'], ['bo@example.com']]);
+    expect(told[0].text).toMatch(/evt_\S+ \(sale\.created\)/);
   });
 
   test('one-click unsubscribe: GET only asks, POST switches that kind off for that address; other kinds and people still get theirs', async () => {

@@ -5,7 +5,7 @@ import { randomToken } from '../secrets.js';
 
 /** The kinds of mail partnerkit sends (docs/mail.md#the-outbox). */
 /** Notifications, each switchable per recipient (docs/mail.md#notifications-and-unsubscribing). */
-export const NOTIFICATION_KINDS = ['commission_created', 'partner_applied', 'payout_paid'] as const;
+export const NOTIFICATION_KINDS = ['commission_created', 'partner_applied', 'payout_paid', 'webhook_disabled', 'webhook_failed'] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 export type MailKind = 'sign_in' | 'application_approved' | NotificationKind;
 

@@ -3,6 +3,9 @@ import type { Sql } from '../../store/db.js';
 import { centsText } from '../../money.js';
 import type { CommissionRow } from '../../store/sales.js';
 import * as mailStore from '../../store/mail.js';
+import * as outbox from '../../store/outbox.js';
+import type { DeliveryRow, EndpointRow } from '../../store/outbox.js';
+import { shownUrl } from '../outbound/shown-url.js';
 import type { Deps } from '../deps.js';
 import { sameSecret, sha256 } from '../secrets.js';
 import { escapeHtml, htmlMail, NOTIFICATION_KINDS, queueMail, type NotificationKind } from './compose.js';
@@ -74,6 +77,41 @@ export async function notifyCommissions(deps: Deps, sql: Sql, commissions: reado
       kind: 'commission_created', programId: commission.program_id, to: [{ name: to.name, address: to.email }],
       subject: `You earned ${amount} from ${to.program_name}`,
       lines: [`Hello ${to.name},`, `a sale through your partner link earned you a commission of ${amount} in ${to.program_name} (commission ${commission.id}, held until ${commission.hold_until.toISOString().slice(0, 10)}).`],
+    });
+  }
+}
+
+/**
+ * Tells each active member of the programs concerned that a webhook endpoint was disabled (it
+ * answered 410) or that events to one failed for good (their last attempt failed): one mail per
+ * endpoint, naming its URL without credentials and the events (docs/mail.md#notifications-and-unsubscribing).
+ */
+export async function notifyWebhookTrouble(deps: Deps, sql: Sql, disabled: readonly EndpointRow[], failed: readonly DeliveryRow[]): Promise<void> {
+  if (!deps.mail || (disabled.length === 0 && failed.length === 0)) return;
+  const members = async (programId: number) => (await mailStore.activeMemberEmails(sql, programId)).map((address) => ({ name: null, address }));
+  for (const endpoint of disabled) {
+    await notify(deps, sql, {
+      kind: 'webhook_disabled', programId: endpoint.program_id, to: await members(endpoint.program_id),
+      subject: `Webhook endpoint ${endpoint.id} was disabled`,
+      lines: [
+        `The webhook endpoint ${endpoint.id} (${shownUrl(endpoint.url)}) answered 410 Gone and was disabled: it gets no more events.`,
+        `Turn it on again with: partnerkit webhook endpoint update --endpoint ${endpoint.id} --enabled`,
+      ],
+    });
+  }
+  if (failed.length === 0) return;
+  const endpoints = await outbox.findEndpoints(sql, [...new Set(failed.map((d) => d.target_id))]);
+  const messages = new Map((await outbox.findMessages(sql, [...new Set(failed.map((d) => d.message_id))])).map((m) => [m.id, m]));
+  for (const endpoint of endpoints) {
+    const events = failed.filter((d) => d.target_id === endpoint.id).map((d) => messages.get(d.message_id)!);
+    await notify(deps, sql, {
+      kind: 'webhook_failed', programId: endpoint.program_id, to: await members(endpoint.program_id),
+      subject: `Webhook events to endpoint ${endpoint.id} failed for good`,
+      lines: [
+        `These events to the webhook endpoint ${endpoint.id} (${shownUrl(endpoint.url)}) failed on every attempt and will not be tried again:`,
+        ...events.map((m) => `${m.ref} (${m.type})`),
+        `Send one again with: partnerkit webhook redeliver --event ${events[0].ref} --endpoint ${endpoint.id}`,
+      ],
     });
   }
 }

@@ -8,14 +8,7 @@ import type { Deps } from '../deps.js';
 import { changingEndpoints, emit, redeliver as queueAgain } from './events.js';
 import { newSecret } from './signing.js';
 import { ROTATION_OVERLAP_MS } from './worker.js';
-
-/** An endpoint's URL as lists show it: without the user name and password it may carry (docs/outbound-webhooks.md#secrets). */
-function shownUrl(url: string): string {
-  const parsed = new URL(url);
-  parsed.username = '';
-  parsed.password = '';
-  return parsed.toString();
-}
+import { shownUrl } from './shown-url.js';
 
 function endpointView(e: EndpointRow): EndpointView {
   return {

@@ -10,6 +10,7 @@ import type { Deps } from '../deps.js';
 import { batched, type BatchRun } from '../write-batcher.js';
 import { endpointsChanged } from './events.js';
 import { signatureHeader } from './signing.js';
+import { notifyWebhookTrouble } from '../mail/notifications.js';
 
 /** After each failed attempt, the wait before the next one; the 8th failure is final (docs/outbound-webhooks.md#retries). */
 export const RETRY_DELAYS_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 36_000] as const;
@@ -58,6 +59,8 @@ async function recordResults(deps: Deps, sql: Parameters<typeof outbox.recordAtt
   await outbox.recordAttempts(sql, results.map((r) => ({ id: nextId('outbox_attempts'), ...r.attempt })), results.map((r) => r.update));
   const gone = [...new Map(results.flatMap((r) => (r.gone ? [[r.gone.id, r.gone] as const] : []))).values()];
   await outbox.disableEndpoints(sql, gone.map((e) => e.id), 'The endpoint answered 410 Gone');
+  // Members hear of a disabled endpoint and of events whose last attempt failed (docs/mail.md#notifications-and-unsubscribing).
+  await notifyWebhookTrouble(deps, sql, gone, results.filter((r) => r.gone === null && r.update.status === 'failed' && r.update.attempts > r.delivery.attempts).map((r) => r.delivery));
   for (const endpoint of gone) run.afterCommit(() => endpointsChanged(deps.store, endpoint.program_id));
   return results.map(() => undefined);
 }
