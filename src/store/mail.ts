@@ -12,6 +12,11 @@ export async function unsubscribe(sql: Sql, email: string, kind: string, at: Dat
   await sql.run('INSERT INTO mail_unsubscribes (email, kind, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [email, kind, at]);
 }
 
+/** Switches a kind of mail on again for an address. */
+export async function resubscribe(sql: Sql, email: string, kind: string): Promise<void> {
+  await sql.run('DELETE FROM mail_unsubscribes WHERE email = $1 AND kind = $2', [email, kind]);
+}
+
 /** The e-mail addresses of a program's active members. */
 export async function activeMemberEmails(sql: Sql, programId: number): Promise<string[]> {
   const rows = await sql.all<{ email: string }>(

@@ -117,7 +117,7 @@ describe('notifications', () => {
     expect(told[0].text).toMatch(/evt_\S+ \(sale\.created\)/);
   });
 
-  test('one-click unsubscribe: GET only asks, POST switches that kind off for that address; other kinds and people still get theirs', async () => {
+  test('one-click unsubscribe: GET only asks, POST switches that kind off for that address, other kinds and people still get theirs; subscribe switches it on again', async () => {
     const { t, program, smtp, worker } = await setUp();
     await apply(t, program.id, 'p1@example.com');
     await worker.runDue();
@@ -131,10 +131,18 @@ describe('notifications', () => {
     const done = await t.app.inject({ method: 'POST', url: path, payload: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(done.statusCode).toBe(200);
     expect(done.body).toContain('ana@example.com gets no more of these mails.');
+    expect(done.body).toContain('Subscribe again');
     await apply(t, program.id, 'p2@example.com');
     await worker.runDue();
     const after = (await smtp.waitFor(3)).slice(2);
     expect(after.map((m) => m.envelope.to)).toEqual([['bo@example.com']]);
+    // The page's other button: on again.
+    const again = await t.app.inject({ method: 'POST', url: path.replace('/mail/unsubscribe', '/mail/subscribe'), payload: '', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(again.body).toContain('ana@example.com gets these mails again.');
+    expect(await t.count('mail_unsubscribes')).toBe(0);
+    await apply(t, program.id, 'p3@example.com');
+    await worker.runDue();
+    expect((await smtp.waitFor(5)).slice(3).map((m) => m.envelope.to).sort()).toEqual([['ana@example.com'], ['bo@example.com']]);
   });
 
   test('an unsubscribe link with a changed address or kind is refused and changes nothing', async () => {

@@ -28,9 +28,9 @@ export function verifiedUnsubscribe(key: string, query: { email?: string; kind?:
   return sameSecret(sig, signature(key, email, kind)) ? { email, kind: kind as NotificationKind } : undefined;
 }
 
-/** POST /mail/unsubscribe: switches the kind off for the address. */
-export async function unsubscribe({ store, clock }: Deps, email: string, kind: NotificationKind): Promise<void> {
-  await store.transaction((sql) => mailStore.unsubscribe(sql, email, kind, clock.now()));
+/** POST /mail/unsubscribe: switches the kind off for the address; POST /mail/subscribe, on again. */
+export async function setSubscribed({ store, clock }: Deps, email: string, kind: NotificationKind, on: boolean): Promise<void> {
+  await store.transaction((sql) => (on ? mailStore.resubscribe(sql, email, kind) : mailStore.unsubscribe(sql, email, kind, clock.now())));
 }
 
 /** A notification to send: its kind, program, recipients and text, one paragraph a line. */
