@@ -11,7 +11,7 @@ import { SERVE_DEFAULTS } from '../src/cli/sessions.js';
 import { DEFAULT_EDGE, DEFAULT_RATE_LIMIT } from '../src/http/deps.js';
 import { DEFAULT_CONNECTION_TIMEOUTS } from '../src/http/connections.js';
 import { LOG_LEVELS, readableLines } from '../src/http/request-log.js';
-import { parseInterval, SHUTDOWN_TIMEOUT_SECONDS, startServer, startupHint } from '../src/server.js';
+import { parseInterval, SHUTDOWN_TIMEOUT_SECONDS, startServer, startupHint, type MailOptions } from '../src/server.js';
 import { parseTrustProxy, type TrustProxy } from '../src/http/trust-proxy.js';
 
 const portFlag = Flags.integer({
@@ -84,6 +84,13 @@ export default class Serve extends PartnerkitCommand {
       },
       default: 0,
     })(),
+    // Mail (docs/mail.md#configuration).
+    'smtp-url': Flags.string({
+      description: 'send mail (sign-in links, notifications) through this SMTP server: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://…:465; without it nothing is mailed',
+      helpValue: '<url>',
+    }),
+    'mail-from': Flags.string({ description: 'the From of every mail, e.g. "Acme Partners <partners@acme.example>" (needed with --smtp-url)', helpValue: '<address>' }),
+    'public-url': Flags.string({ description: 'the address people reach this server at, for links in mails (default: the address serve listens on)', helpValue: '<url>' }),
     // Stopping (docs/exports.md#shutdown).
     'shutdown-timeout': Flags.integer({
       description: 'on SIGTERM/SIGINT, seconds requests in flight may take to finish before their connections are closed',
@@ -98,6 +105,7 @@ export default class Serve extends PartnerkitCommand {
     if (flags['headers-timeout-ms'] > flags['request-timeout-ms']) {
       this.error('--headers-timeout-ms cannot exceed --request-timeout-ms: the headers are part of the request', { exit: 2 });
     }
+    const mail = mailOptions(flags['smtp-url'], flags['mail-from'], flags['public-url']);
     const server = await startServer({
       dir,
       clock: clockFromEnv(),
@@ -114,6 +122,7 @@ export default class Serve extends PartnerkitCommand {
       shutdownTimeoutSeconds: flags['shutdown-timeout'],
       worker: { ...DEFAULT_WORKER_SETTINGS, leaseSeconds: flags['webhook-lease-seconds'] },
       stripeReconcileEveryMs: flags['stripe-reconcile-every'],
+      mail,
     });
     // The signals are handled from the moment the server is up (its discovery file written), not
     // after the start-up hint's query: a SIGTERM in between would end the process without a shutdown.
@@ -133,6 +142,7 @@ export default class Serve extends PartnerkitCommand {
     });
     const database = dir.databaseUrl ? `, PostgreSQL ${redactedUrl(dir.databaseUrl)}` : '';
     this.logToStderr(`partnerkit listening on ${server.url} (data dir ${dir.root}${database})`);
+    if (mail) this.logToStderr(`mailing through ${redactedUrl(mail.smtpUrl)} from ${mail.from}`);
     // Other commands find this server through the data dir, so the hint names the dir, not the URL.
     // A stop during the hint's query closes the database under it: then there is no hint to give.
     const hint = await startupHint(server, (args) => nextCommand(this.config.root, args, { 'data-dir': flags['data-dir'] })).catch((error: unknown) => {
@@ -143,6 +153,28 @@ export default class Serve extends PartnerkitCommand {
     await stopped;
     this.logToStderr('stopped');
   }
+}
+
+/** A URL's scheme with its colon, or '' when it is no URL. */
+function protocolOf(url: string): string {
+  try {
+    return new URL(url).protocol;
+  } catch {
+    return '';
+  }
+}
+
+/** The mail options, checked: an SMTP URL needs a From, and the URLs must be of their kind (docs/mail.md#configuration). */
+function mailOptions(smtpUrl: string | undefined, from: string | undefined, publicUrl: string | undefined): MailOptions | undefined {
+  const usage = (message: string) => new Errors.CLIError(message, { exit: USAGE_EXIT });
+  if (publicUrl !== undefined && !/^https?:$/.test(protocolOf(publicUrl))) throw usage(`--public-url ${publicUrl} is not an http or https URL`);
+  if (smtpUrl === undefined) {
+    if (from !== undefined) throw usage('--mail-from needs --smtp-url (or PARTNERKIT_SMTP_URL): without an SMTP server nothing is mailed');
+    return undefined;
+  }
+  if (!/^smtps?:$/.test(protocolOf(smtpUrl))) throw usage('--smtp-url must be an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example:587');
+  if (from === undefined) throw usage('--smtp-url needs --mail-from (or PARTNERKIT_MAIL_FROM), the From of every mail, e.g. "Acme Partners <partners@acme.example>"');
+  return { smtpUrl, from, publicUrl };
 }
 
 /**

@@ -6,7 +6,8 @@ import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-export const PAGES = ['dashboard', 'portal'];
+export const PAGES = ['dashboard', 'portal', 'apply'];
+const TITLES = { dashboard: 'partnerkit dashboard', portal: 'partnerkit partner portal', apply: 'Apply to become a partner' };
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = process.argv[2] ?? join(root, 'dist/web');
 
@@ -30,7 +31,7 @@ for (const page of PAGES) {
   const [js, output] = Object.entries(result.metafile.outputs).find(([, o]) => o.entryPoint === entry);
   const asset = (file) => `/assets/${basename(file)}`;
   const html = readFileSync(join(root, 'src/web/pages/page.html'), 'utf8')
-    .replaceAll('{{title}}', page === 'dashboard' ? 'partnerkit dashboard' : 'partnerkit partner portal')
+    .replaceAll('{{title}}', TITLES[page])
     .replace('{{css}}', asset(output.cssBundle))
     .replace('{{js}}', asset(js));
   writeFileSync(join(out, `${page}.html`), html);

@@ -9,6 +9,9 @@ import { listPrograms } from './domain/provisioning.js';
 import { openLocalApp, type LocalApp } from './local.js';
 import { DEFAULT_WORKER_SETTINGS, DeliveryWorker, type WorkerSettings } from './domain/outbound/worker.js';
 import { ReconcileJob } from './domain/stripe/reconcile-job.js';
+import { MailChannel, smtpTransport } from './domain/mail/sender.js';
+import { baseUrl } from './domain/mail/settings.js';
+import { unsubscribeKey } from './domain/mail/notifications.js';
 
 export type ServeOptions = {
   dir: DataDir;
@@ -25,6 +28,8 @@ export type ServeOptions = {
   worker?: WorkerSettings;
   /** How often every program with a Stripe API key is reconciled (docs/stripe-reconciliation.md#every-few-minutes); 0 or absent: never. */
   stripeReconcileEveryMs?: number;
+  /** Mail through SMTP (docs/mail.md#configuration); absent, nothing is mailed. */
+  mail?: MailOptions;
 };
 
 /** `30s`, `15m`, `2h`, `45` (seconds) or `0` (never) as milliseconds; anything else throws a message naming the forms. */
@@ -33,6 +38,9 @@ export function parseInterval(input: string): number {
   if (!match) throw new Error(`an interval is a number of seconds, or with s, m or h (30s, 15m, 1h); 0 is never; not ${input}`);
   return Number(match[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? 's') as 's' | 'm' | 'h'];
 }
+
+/** `serve`'s mail flags: the SMTP server, the From, and the base of links (else the address it listens on). */
+export type MailOptions = { smtpUrl: string; from: string; publicUrl?: string };
 
 /** How long `serve` lets requests in flight finish once asked to stop. */
 export const SHUTDOWN_TIMEOUT_SECONDS = 10;
@@ -47,7 +55,8 @@ export type RunningServer = LocalApp & { url: string; stop(): Promise<void> };
  * file so CLI commands go through this process, and on stop lets in-flight requests finish for up
  * to the shutdown timeout, closes the connections still open (a client that stopped reading an
  * export among them), checkpoints and closes the database, removes the file (docs/exports.md#shutdown).
- * It runs the outbox's delivery worker meanwhile (docs/outbound-webhooks.md#delivery).
+ * It runs the outbox's delivery worker meanwhile (docs/outbound-webhooks.md#delivery), which also
+ * sends the mail when there is an SMTP server (docs/mail.md#delivery).
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   await checkPort(options.host, options.port);
@@ -69,7 +78,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const url = address.replace('[::1]', 'localhost');
   const discovery: Discovery = { url, pid: process.pid, startedAt: options.clock.now().toISOString() };
   writeFileSync(options.dir.discoveryFile, JSON.stringify(discovery), { mode: 0o600 });
-  const worker = new DeliveryWorker(local.deps, options.worker ?? DEFAULT_WORKER_SETTINGS).start();
+  const transport = options.mail && (await smtpTransport(options.mail.smtpUrl));
+  if (options.mail) local.deps.mail = { from: options.mail.from, publicUrl: baseUrl(options.mail.publicUrl ?? url), unsubscribeKey: unsubscribeKey(local.deps.adminTokenHash) };
+  const channels = transport ? [new MailChannel(local.deps, transport)] : [];
+  const worker = new DeliveryWorker(local.deps, options.worker ?? DEFAULT_WORKER_SETTINGS, channels).start();
   const everyMs = options.stripeReconcileEveryMs ?? 0;
   const reconcile = everyMs > 0 ? new ReconcileJob({ ...local.deps, stripeApi: local.deps.stripeApi ?? {} }, everyMs, (line) => local.app.log.info(line)).start() : undefined;
   let stopping: Promise<void> | undefined;
@@ -82,6 +94,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         try {
           await worker.stop();
           await reconcile?.stop();
+          transport?.close();
           await local.close();
         } finally {
           clearTimeout(deadline);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { APPROVAL_MODES, PARTNER_STATUSES, PAYOUT_METHODS, SESSION_HOURS } from './constants.js';
+import { APPROVAL_MODES, PARTNER_STATUSES, PAYOUT_METHODS, SESSION_HOURS, SIGN_IN_AUDIENCES } from './constants.js';
 import { id, instant, pathId } from './common.js';
 import { fraudRulesInput, fraudRulesSchema } from './fraud.js';
 
@@ -49,6 +49,8 @@ const programSettings = {
     .regex(/^rk_(live|test)_[A-Za-z0-9]{8,247}$/, 'a restricted Stripe API key, rk_live_… or rk_test_…')
     .nullable()
     .describe('The restricted key (read access to events) Stripe reconciliation uses; stored like a secret and never shown again; null removes it'),
+  applicationsOpen: z.boolean().describe('The public application page takes applications (default true)'),
+  autoApprove: z.boolean().describe('Applications are approved as they arrive (default false)'),
 };
 
 export const createProgramRequestSchema = z.intersection(
@@ -62,6 +64,8 @@ export const createProgramRequestSchema = z.intersection(
     landingUrl: programSettings.landingUrl.default(null),
     fraudRules: programSettings.fraudRules.default({}),
     stripeApiKey: programSettings.stripeApiKey.default(null),
+    applicationsOpen: programSettings.applicationsOpen.default(true),
+    autoApprove: programSettings.autoApprove.default(false),
   }),
   commissionInput,
 );
@@ -112,6 +116,13 @@ export const revokeSessionsRequestSchema = z
   .object({ email: email.optional(), partnerId: id.optional() })
   .refine((body) => (body.email === undefined) !== (body.partnerId === undefined), { message: 'give email or partnerId, one of them', path: [] });
 export const exchangeSignInCodeRequestSchema = z.object({ code: z.string().min(1).max(255).describe("The code in the sign-in link's #code=") });
+/** Who asks for a sign-in link by mail, and for which page (docs/mail.md#sign-in-by-e-mail). */
+export const emailLinkRequestSchema = z.object({
+  email,
+  audience: z.enum(SIGN_IN_AUDIENCES).describe('member: the dashboard; partner: the partner portal'),
+});
+/** The one answer to a request for a sign-in link, whoever asked (docs/mail.md#sign-in-by-e-mail). */
+export const emailLinkAcceptedSchema = z.object({ message: z.string() });
 
 /** A commission rule as the API shows it: a percentage or a flat amount in cents. */
 export const commissionTermsSchema = z.discriminatedUnion('type', [
@@ -136,6 +147,8 @@ export const programSchema = z.object({
   landingUrl: z.string().nullable(),
   fraudRules: fraudRulesSchema,
   stripeApiKeySet: z.boolean().describe('Whether a Stripe API key is stored (the key itself is never shown)'),
+  applicationsOpen: z.boolean(),
+  autoApprove: z.boolean(),
 });
 
 export const createdProgramSchema = programSchema.extend({
@@ -201,4 +214,6 @@ export type Membership = z.output<typeof membershipSchema>;
 export type Session = z.output<typeof sessionSchema>;
 export type PartnerSession = z.output<typeof partnerSessionSchema>;
 export type ExchangedSession = z.output<typeof exchangedSessionSchema>;
+export type EmailLinkRequest = z.input<typeof emailLinkRequestSchema>;
+export type EmailLinkAccepted = z.output<typeof emailLinkAcceptedSchema>;
 export type RevokedSessions = z.output<typeof revokedSessionsSchema>;

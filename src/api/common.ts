@@ -61,6 +61,11 @@ export function responses<T extends z.ZodType>(ok: T) {
   return { 200: ok, ...errorResponses };
 }
 
+/** The `response` schemas of a route that answers 202 with `accepted`, and the error envelopes. */
+export function acceptedResponses<T extends z.ZodType>(accepted: T) {
+  return { 202: accepted, ...errorResponses };
+}
+
 /** The `response` schemas of a route that answers 204 without a body, and the error envelopes. */
 export function noContentResponses() {
   return { 204: z.null().describe('No content'), ...errorResponses };

@@ -23,6 +23,18 @@ export const SESSION_HOURS = { default: 24, max: 30 * 24 } as const;
 /** How long a sign-in link's one-time code opens a session (docs/sessions.md#sign-in-links-and-one-time-codes). */
 export const SIGN_IN_CODE_MINUTES = 15;
 
+/** Who may ask for a sign-in link by mail: a workspace member (the dashboard) or a partner (the portal). */
+export const SIGN_IN_AUDIENCES = ['member', 'partner'] as const;
+export type SignInAudience = (typeof SIGN_IN_AUDIENCES)[number];
+/** Sign-in links mailed per address and per client address in an hour, at most (docs/mail.md#sign-in-by-e-mail). */
+export const EMAIL_LINK_LIMITS = { perEmail: 5, perClient: 20, windowSeconds: 3600 } as const;
+
+/** A partner application's status (docs/applications.md#deciding). */
+export const APPLICATION_STATUSES = ['pending', 'approved', 'rejected'] as const;
+export type ApplicationStatus = (typeof APPLICATION_STATUSES)[number];
+/** Applications per client address in an hour, at most (docs/applications.md#the-application-page). */
+export const APPLICATION_RATE_LIMIT = { max: 10, windowSeconds: 3600 } as const;
+
 /** A partner's status (docs/sessions.md#inactive-partners). */
 export const PARTNER_STATUSES = ['active', 'inactive'] as const;
 export type PartnerStatus = (typeof PARTNER_STATUSES)[number];
@@ -96,3 +108,8 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+
+/** A sign-in link: the page, its one-time code in the fragment, never sent to a server (docs/sessions.md#sign-in-links-and-one-time-codes). */
+export function signInUrl(base: string, page: 'dashboard' | 'portal', code: string): string {
+  return `${base.replace(/\/+$/, '')}/${page}#code=${code}`;
+}

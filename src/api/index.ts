@@ -4,6 +4,7 @@
  * constants (report periods, demo limits, the default commission), from `constants.ts`.
  */
 export * from './admin.js';
+export * from './applications.js';
 export * from './common.js';
 export * from './constants.js';
 export * from './demo.js';

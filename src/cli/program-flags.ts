@@ -22,6 +22,8 @@ export const programSettingFlags = {
   'fraud-fast-conversion': fraudFlag('sale within 10 s of its click', DEFAULT_FRAUD_MODES.fast_conversion),
   'stripe-api-key': Flags.string({ description: 'restricted Stripe API key (rk_…) that stripe reconcile reads events with; never shown again; "" removes it' }),
   'fraud-refund-rate': fraudFlag('partner refunds > 30 % of ≥ 10 sales in 30 days', DEFAULT_FRAUD_MODES.refund_rate),
+  applications: Flags.string({ description: 'open: the public page /apply/<program> takes partner applications (default); closed: it does not', options: ['open', 'closed'] }),
+  'auto-approve': Flags.boolean({ description: 'approve partner applications as they arrive (--no-auto-approve: members decide, the default)', allowNo: true }),
 };
 
 /** A fraud rule's mode (docs/fraud.md#the-rules). */
@@ -44,6 +46,8 @@ type SettingFlags = {
   'fraud-fast-conversion'?: string;
   'fraud-refund-rate'?: string;
   'stripe-api-key'?: string;
+  applications?: string;
+  'auto-approve'?: boolean;
 };
 
 /** The request fields of the flags given; a flag not given is left out. */
@@ -59,6 +63,8 @@ export function programSettings(flags: SettingFlags): Omit<UpdateProgramRequest,
     landingUrl: flags['landing-url'] === undefined ? undefined : flags['landing-url'] || null,
     fraudRules: fraudRules(flags),
     stripeApiKey: flags['stripe-api-key'] === undefined ? undefined : flags['stripe-api-key'] || null,
+    applicationsOpen: flags.applications === undefined ? undefined : flags.applications === 'open',
+    autoApprove: flags['auto-approve'],
   };
 }
 

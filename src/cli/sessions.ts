@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { SESSION_HOURS } from '../api/constants.js';
+import { SESSION_HOURS, signInUrl } from '../api/constants.js';
 import type { Session } from '../api/index.js';
 
 /** Where `serve` listens when started without --host and --port. */
@@ -23,9 +23,6 @@ export const baseUrlFlag = Flags.string({
  * one-time code in the fragment, which browsers never send to a server, so it stays out of request
  * logs and Referer headers; the page exchanges it for a session once.
  */
-function magicLink(base: string, page: 'dashboard' | 'portal', code: string): string {
-  return `${base.replace(/\/+$/, '')}/${page}#code=${code}`;
-}
 
 /**
 /**
@@ -41,10 +38,10 @@ export function signInLink(
   serve: string,
 ): { url: string; note?: string } {
   const given = baseUrl ?? server;
-  if (given !== undefined) return { url: magicLink(given, page, code) };
+  if (given !== undefined) return { url: signInUrl(given, page, code) };
   const base = `http://${SERVE_DEFAULTS.host}:${SERVE_DEFAULTS.port}`;
   return {
-    url: magicLink(base, page, code),
+    url: signInUrl(base, page, code),
     note: `Sign-in links open once serve runs on this data dir at ${base}: ${serve}\nPass --base-url <its public address> for another address.`,
   };
 }

@@ -37,6 +37,8 @@ export async function loadDemo(deps: Deps, options: DemoOptions, progress: DemoP
     approval: 'auto',
     minPayoutCents: 0,
     landingUrl: DEMO_LANDING_URL,
+    applicationsOpen: true,
+    autoApprove: false,
   });
   await provisioning.setMembership(deps, program.id, DEMO_MEMBER_EMAIL, 'active');
   const session = await provisioning.createSession(deps, DEMO_MEMBER_EMAIL, 24);

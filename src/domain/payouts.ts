@@ -10,6 +10,9 @@ import type { Deps } from './deps.js';
 import { exportFile, type ExportedPayout, type ExportResult } from './payout-export.js';
 import { emitCommissions } from './commissions.js';
 import { emit } from './outbound/events.js';
+import { notify } from './mail/notifications.js';
+import { findPrograms } from '../store/programs.js';
+import { centsText } from '../money.js';
 
 /** A sum of cents as the API writes it: the nearest double (docs/reports.md#rounding). */
 const json = (cents: bigint) => Number(cents);
@@ -107,9 +110,26 @@ export async function listPayouts({ store }: Deps, viewer: Viewer, programId: nu
   });
 }
 
+/** Mails each partner its payout marked paid (docs/mail.md#notifications-and-unsubscribing). */
+async function notifyPaid(deps: Deps, sql: Sql, rows: PayoutRow[]): Promise<void> {
+  if (!deps.mail || rows.length === 0) return;
+  const partners = new Map((await findPartners(sql, [...new Set(rows.map((p) => p.partner_id))])).map((p) => [p.id, p]));
+  const names = new Map((await findPrograms(sql, [...new Set(rows.map((p) => p.program_id))])).map((p) => [p.id, p.name]));
+  for (const payout of rows) {
+    const partner = partners.get(payout.partner_id)!;
+    const amount = `${centsText(payout.amount_cents)} ${payout.currency}`;
+    await notify(deps, sql, {
+      kind: 'payout_paid', programId: payout.program_id, to: [{ name: partner.name, address: partner.email }],
+      subject: `Your payout of ${amount} from ${names.get(payout.program_id)} was paid`,
+      lines: [`Hello ${partner.name},`, `${names.get(payout.program_id)} marked your payout ${payout.id} of ${amount} paid.`],
+    });
+  }
+}
+
 /** The payouts' event, and commission.updated of the commissions they took, paid or gave back (docs/outbound-webhooks.md#event-types). */
 async function emitPayouts(deps: Deps, sql: Sql, type: 'payout.created' | 'payout.paid' | 'payout.canceled', rows: PayoutRow[]): Promise<void> {
   await emit(deps, sql, rows.map((p) => ({ programId: p.program_id, type, livemode: true, data: payoutView(p) })));
+  if (type === 'payout.paid') await notifyPaid(deps, sql, rows);
   for (const programId of new Set(rows.map((p) => p.program_id))) {
     await emitCommissions(deps, sql, programId, 'commission.updated', rows.filter((p) => p.program_id === programId).flatMap((p) => p.commission_ids));
   }

@@ -1,4 +1,4 @@
-import type { ApiKey, CommissionTerms, FraudRulesInput, Partner, Program, ProductRule } from '../api/index.js';
+import type { ApiKey, CommissionTerms, Enrollment, FraudRulesInput, Partner, Program, ProductRule } from '../api/index.js';
 import { AppError } from '../errors.js';
 import * as keys from '../store/api-keys.js';
 import type { ApiKeyMode, ApiKeyRow } from '../store/api-keys.js';
@@ -38,6 +38,8 @@ function programView(p: ProgramRow, rules: ProductRuleRow[]): Program {
     landingUrl: p.landing_url,
     fraudRules: fraudRulesView(p),
     stripeApiKeySet: p.stripe_api_key !== null,
+    applicationsOpen: p.applications_open,
+    autoApprove: p.auto_approve,
   };
 }
 
@@ -61,6 +63,8 @@ export type NewProgram = {
   fraudRules?: FraudRulesInput;
   /** A restricted Stripe API key; null removes it. */
   stripeApiKey?: string | null;
+  applicationsOpen: boolean;
+  autoApprove: boolean;
 };
 
 export async function createProgram({ store, clock }: Deps, input: NewProgram) {
@@ -82,6 +86,8 @@ export async function createProgram({ store, clock }: Deps, input: NewProgram) {
         landing_url: input.landingUrl,
         fraud_rules: storedFraudRules(null, input.fraudRules),
         stripe_api_key: input.stripeApiKey ?? null,
+        applications_open: input.applicationsOpen,
+        auto_approve: input.autoApprove,
       };
       await programs.insertProgram(sql, row);
       const live = await issueKey({ store, clock }, sql, row.id, 'live');
@@ -127,6 +133,8 @@ export async function updateProgram({ store, clock }: Deps, id: number, changes:
         landing_url: changes.landingUrl === undefined ? current.landing_url : changes.landingUrl,
         fraud_rules: storedFraudRules(current.fraud_rules, changes.fraudRules),
         stripe_api_key: changes.stripeApiKey === undefined ? current.stripe_api_key : changes.stripeApiKey,
+        applications_open: changes.applicationsOpen ?? current.applications_open,
+        auto_approve: changes.autoApprove ?? current.auto_approve,
       };
       if (current.approval === 'auto' && next.approval === 'manual') await storeAutomaticApprovals(sql, id, clock.now());
       await programs.updateProgram(sql, id, next);
@@ -215,15 +223,18 @@ async function claimEmail(sql: Sql, input: string, partnerId?: number): Promise<
   return email;
 }
 
-export async function createPartner({ store, clock }: Deps, input: { name: string; email: string }) {
-  return store.transaction(async (sql) => {
-    const email = await claimEmail(sql, input.email);
-    const row: PartnerRow = {
-      id: await store.nextId(sql, 'partners'), name: input.name, email, created_at: clock.now(), payout_method: null, payout_email: null, status: 'active',
-    };
-    await partners.insertPartner(sql, row);
-    return partnerView(row);
-  });
+export async function createPartner(deps: Deps, input: { name: string; email: string }) {
+  return deps.store.transaction((sql) => insertNewPartner(deps, sql, input));
+}
+
+/** Stores a new active partner inside the caller's transaction; another partner's e-mail is 409 conflict. */
+export async function insertNewPartner({ store, clock }: Deps, sql: Sql, input: { name: string; email: string }): Promise<Partner> {
+  const email = await claimEmail(sql, input.email);
+  const row: PartnerRow = {
+    id: await store.nextId(sql, 'partners'), name: input.name, email, created_at: clock.now(), payout_method: null, payout_email: null, status: 'active',
+  };
+  await partners.insertPartner(sql, row);
+  return partnerView(row);
 }
 
 export type PartnerChanges = { name?: string; email?: string; payoutMethod?: PayoutMethod | null; payoutEmail?: string | null; status?: PartnerStatus };
@@ -254,26 +265,33 @@ export async function updatePartner({ store }: Deps, id: number, changes: Partne
 }
 
 export async function enrollPartner(deps: Deps, programId: number, partnerId: number) {
-  const { store, clock } = deps;
-  return store.transaction(async (sql) => {
+  return deps.store.transaction(async (sql) => {
     await requireProgram(sql, programId);
-    requireActive(await requirePartner(sql, partnerId), 'be enrolled');
     if (await partners.findEnrollment(sql, programId, partnerId)) {
       throw new AppError('conflict', `Partner ${partnerId} is already enrolled in program ${programId}`);
     }
-    const row = {
-      id: await store.nextId(sql, 'partner_programs'),
-      partner_id: partnerId,
-      program_id: programId,
-      ref_code: randomCode(),
-      status: 'active' as const,
-      created_at: clock.now(),
-    };
-    await partners.insertPartnerProgram(sql, row);
-    const enrollment = { id: row.id, programId, partnerId, refCode: row.ref_code, createdAt: row.created_at.toISOString() };
-    await emit(deps, sql, [{ programId, type: 'partner.enrolled', livemode: true, data: enrollment }]);
-    return enrollment;
+    return enrollIn(deps, sql, programId, partnerId);
   });
+}
+
+/**
+ * Enrolls an active partner not yet in the program, inside the caller's transaction: a new ref code
+ * and the `partner.enrolled` event. An inactive partner is 409 conflict.
+ */
+export async function enrollIn(deps: Deps, sql: Sql, programId: number, partnerId: number): Promise<Enrollment> {
+  requireActive(await requirePartner(sql, partnerId), 'be enrolled');
+  const row = {
+    id: await deps.store.nextId(sql, 'partner_programs'),
+    partner_id: partnerId,
+    program_id: programId,
+    ref_code: randomCode(),
+    status: 'active' as const,
+    created_at: deps.clock.now(),
+  };
+  await partners.insertPartnerProgram(sql, row);
+  const enrollment = { id: row.id, programId, partnerId, refCode: row.ref_code, createdAt: row.created_at.toISOString() };
+  await emit(deps, sql, [{ programId, type: 'partner.enrolled', livemode: true, data: enrollment }]);
+  return enrollment;
 }
 
 async function userFor({ store, clock }: Deps, sql: Sql, email: string) {

@@ -52,6 +52,12 @@ async function openSession(sql: Sql, holder: Holder, now: Date, expiresAt: Date)
 export async function issueSignIn(sql: Sql, holder: Holder, now: Date, ttlHours: number): Promise<Session> {
   const expiresAt = addHours(now, ttlHours, { in: utc });
   const token = await openSession(sql, holder, now, expiresAt);
+  const { code, codeExpiresAt } = await issueSignInCode(sql, holder, now, expiresAt);
+  return { token, expiresAt: expiresAt.toISOString(), signInCode: code, signInCodeExpiresAt: codeExpiresAt.toISOString() };
+}
+
+/** Stores a one-time code of `holder`, good for 15 minutes, opening a session that ends at `sessionExpiresAt`; answers the code, shown once. */
+export async function issueSignInCode(sql: Sql, holder: Holder, now: Date, sessionExpiresAt: Date): Promise<{ code: string; codeExpiresAt: Date }> {
   const code = randomToken('pkc_', 32);
   const codeExpiresAt = addMinutes(now, SIGN_IN_CODE_MINUTES, { in: utc });
   await codes.deleteExpiredSignInCodes(sql, now);
@@ -61,9 +67,9 @@ export async function issueSignIn(sql: Sql, holder: Holder, now: Date, ttlHours:
     partner_id: 'partnerId' in holder ? holder.partnerId : null,
     created_at: now,
     expires_at: codeExpiresAt,
-    session_expires_at: expiresAt,
+    session_expires_at: sessionExpiresAt,
   });
-  return { token, expiresAt: expiresAt.toISOString(), signInCode: code, signInCodeExpiresAt: codeExpiresAt.toISOString() };
+  return { code, codeExpiresAt };
 }
 
 const invalidSignInCode = () =>

@@ -16,6 +16,7 @@ import { findCustomersByClickIds } from './tracking.js';
 import { batched, type BatchRun } from './write-batcher.js';
 import { emit, type OutboundEvent } from './outbound/events.js';
 import { liveSaleEvents, testSaleEvent } from './outbound/payloads.js';
+import { notifyCommissions } from './mail/notifications.js';
 
 /** Who reports the sale: the API key's program and mode, or the webhook's program. */
 export type SaleSource = { programId: number; apiKeyId: number | null; keyMode: SaleMode; source: 'api' | 'stripe' };
@@ -199,6 +200,7 @@ export async function recordSales(deps: Deps, sql: Sql, batch: PendingSale[], ru
   await emit(deps, sql, writes.events);
   const credited = writes.saleEvents.map((s) => s.partner_program_id);
   run.afterCommit(() => countSales(deps.store, credited));
+  await notifyCommissions(deps, sql, writes.commissions);
   return outcomes;
 }
 

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { ExportSettings } from '../domain/exports.js';
 import type { StripeApi } from '../domain/stripe/reconcile.js';
+import type { MailSettings } from '../domain/mail/settings.js';
 import type { Store } from '../store/db.js';
 import type { ConnectionTimeouts } from './connections.js';
 import type { RateLimit } from './rate-limits.js';
@@ -45,6 +46,8 @@ export type AppDeps = {
   pages?: string;
   /** Where Stripe reconciliation sends the library's requests (docs/stripe-reconciliation.md#the-api-base-url); Stripe when absent. */
   stripeApi?: StripeApi;
+  /** How `serve` mails, set once it listens (docs/mail.md#configuration); absent, nothing is mailed. */
+  mail?: MailSettings;
 };
 
 export const DEFAULT_RATE_LIMIT: RateLimit = { max: 100, windowSeconds: 1 };

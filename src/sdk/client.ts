@@ -1,13 +1,13 @@
 import type {
   ApiKey, ApproveCommissionsRequest, ClickRequest, ClickResult, Commission, CommissionStatus, CreateApiKeyRequest, CreatedApiKey, CreatedProgram,
   CreateCodeRequest, CreatePartnerRequest, CreatePartnerSessionRequest, CreateProgramRequest, CreateSessionRequest, DataExportQuery, DemoProgress, DemoRequest, DemoResult, DemoStreamLine, EnrollPartnerRequest,
-  Enrollment, ExchangedSession, ExportFormat, Health, LeadRequest, LeadResult, LiveSaleResult, Me, MemberRequest, Membership, Partner, PartnerLinks, PartnerReport, PartnerSession,
+  EmailLinkAccepted, EmailLinkRequest, Enrollment, ExchangedSession, ExportFormat, Health, LeadRequest, LeadResult, LiveSaleResult, Me, MemberRequest, Membership, Partner, PartnerLinks, PartnerReport, PartnerSession,
   Payout, PayoutBatch, PayoutPreview, PayoutStatus, ProgramPartner, Page, PerformanceQuery, PerformanceReport, PortalCommissions, PortalCommissionsQuery, PortalMe, PortalPayouts,
   PortalPerformance, ProductRule, ProductRuleRequest, Program, RefundRequest,
   RefundResult, RejectCommissionsRequest, RetiredApiKey, RevokedSessions, RevokeSessionsRequest, SaleRequest, SaleResult, Session, SkipReason,
   UpdatePartnerRequest, UpdateProgramRequest, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
   CreateEndpointRequest, DeliveryView, EndpointView, EndpointWithSecret, SentEvent, UpdateEndpointRequest, PromotionCodeView, FraudEvent, ResolveHeldRequest, ReconcileReport,
-  ReconcileRequest,
+  ReconcileRequest, Application, ApplicationList, ApplicationReceived, ApplicationRequest, ApplicationStatus, PublicProgram, RejectApplicationRequest,
 } from '../api/index.js';
 // The export's headers: constants of the API that load no schema (the SDK loads no zod).
 import { EXPORT_ROWS_HEADER, EXPORTED_PAYOUTS_HEADER, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER, TOTAL_COUNT_HEADER } from '../api/constants.js';
@@ -241,6 +241,8 @@ export class PartnerkitClient {
     revoke: (body: RevokeSessionsRequest) => this.post<RevokedSessions>('/api/admin/sessions/revoke', body),
     /** POST /api/sessions/exchange: a sign-in link's one-time code for a session token (no credential). */
     exchange: (code: string) => this.post<ExchangedSession>('/api/sessions/exchange', { code }, 'none'),
+    /** POST /api/sessions/email-link: mails a sign-in link when the address may sign in on that page; the same answer whoever asks (no credential). */
+    emailLink: (body: EmailLinkRequest) => this.post<EmailLinkAccepted>('/api/sessions/email-link', body, 'none'),
     /** GET /api/me: the session's user and the programs it is an active member of (every program, user null, for the admin token). */
     me: () => this.get<Me>('/api/me'),
     /** DELETE /api/session: signs the client's dashboard or partner session out; the token is refused afterwards. */
@@ -331,6 +333,21 @@ export class PartnerkitClient {
       return { file: response.body as string, exportedPayoutIds: headerList(response.headers[EXPORTED_PAYOUTS_HEADER]).map(Number), skipped };
     },
   };
+  /** Partner applications (docs/applications.md): applying needs no credential; the rest a member's session or the admin token. */
+  readonly applications = {
+    /** GET /api/public/programs/:programId: the program's name while its application page is open. */
+    program: (programId: number) => this.request<PublicProgram>({ method: 'GET', path: `/api/public/programs/${programId}` }, 'none'),
+    /** POST /api/public/programs/:programId/applications: the same answer whoever applies. */
+    apply: (programId: number, body: ApplicationRequest) => this.post<ApplicationReceived>(`/api/public/programs/${programId}/applications`, body, 'none'),
+    /** GET /api/programs/:programId/applications?status= */
+    list: (programId: number, status?: ApplicationStatus) =>
+      this.get<ApplicationList>(`/api/programs/${programId}/applications${status ? `?status=${status}` : ''}`),
+    /** POST /api/applications/:applicationId/approve */
+    approve: (applicationId: number) => this.post<Application>(`/api/applications/${applicationId}/approve`),
+    /** POST /api/applications/:applicationId/reject */
+    reject: (applicationId: number, body: RejectApplicationRequest) => this.post<Application>(`/api/applications/${applicationId}/reject`, body),
+  };
+
   /** Outbound webhooks (a member's session token or the admin token; docs/outbound-webhooks.md#the-admin-api). */
   readonly stripe = {
     /** POST /api/programs/:programId/stripe/reconcile: the program's Stripe events recorded that were never delivered. */

@@ -21,14 +21,17 @@ export type EndpointRow = {
   removed_at: Date | null;
 };
 
-export type MessageRow = { id: number; channel: 'webhook'; program_id: number; type: string; ref: string; body: string; created_at: Date };
+/** What a message is: an outbound webhook event, or a mail (docs/mail.md#the-outbox). */
+export type Channel = 'webhook' | 'mail';
+
+export type MessageRow = { id: number; channel: Channel; program_id: number; type: string; ref: string; body: string; created_at: Date };
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 export type DeliveryRow = {
   id: number;
   message_id: number;
-  channel: 'webhook';
+  channel: Channel;
   target_id: number;
   status: DeliveryStatus;
   attempts: number;
@@ -113,7 +116,7 @@ export function appendDeliveries(sql: Sql, rows: DeliveryRow[]): Promise<void> {
 export type Claim = {
   now: Date;
   limit: number;
-  channel: 'webhook';
+  channel: Channel;
   busyTargets: number[];
   held: number[];
   lease: { owner: string; until: Date } | null;

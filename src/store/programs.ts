@@ -23,13 +23,17 @@ export type ProgramRow = {
   fraud_rules: string | null;
   /** The restricted Stripe API key reconciliation reads events with; never shown again (docs/stripe-reconciliation.md#the-restricted-key). */
   stripe_api_key: string | null;
+  /** Whether the public application page takes applications (docs/applications.md#program-settings). */
+  applications_open: boolean;
+  /** Whether an application is approved as it arrives. */
+  auto_approve: boolean;
 };
 
 /** What `program update` can change: every setting of `program create`. */
 export type ProgramSettings = Pick<
   ProgramRow,
   'name' | 'commission_type' | 'commission_value' | 'attribution_window_days' | 'hold_days' | 'recurring_months' | 'approval' | 'min_payout_cents'
-  | 'landing_url' | 'fraud_rules' | 'stripe_api_key'
+  | 'landing_url' | 'fraud_rules' | 'stripe_api_key' | 'applications_open' | 'auto_approve'
 >;
 
 export type ProductRuleRow = {
@@ -43,19 +47,20 @@ export type ProductRuleRow = {
 export async function insertProgram(sql: Sql, p: ProgramRow): Promise<void> {
   await sql.run(
     `INSERT INTO programs (id, name, commission_type, commission_value, attribution_window_days, hold_days,
-       recurring_months, webhook_secret, created_at, approval, min_payout_cents, landing_url, fraud_rules, stripe_api_key)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+       recurring_months, webhook_secret, created_at, approval, min_payout_cents, landing_url, fraud_rules, stripe_api_key, applications_open, auto_approve)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
     [p.id, p.name, p.commission_type, p.commission_value, p.attribution_window_days, p.hold_days,
-      p.recurring_months, p.webhook_secret, p.created_at, p.approval, p.min_payout_cents, p.landing_url, p.fraud_rules, p.stripe_api_key],
+      p.recurring_months, p.webhook_secret, p.created_at, p.approval, p.min_payout_cents, p.landing_url, p.fraud_rules, p.stripe_api_key, p.applications_open, p.auto_approve],
   );
 }
 
 export async function updateProgram(sql: Sql, id: number, s: ProgramSettings): Promise<void> {
   await sql.run(
     `UPDATE programs SET name = $2, commission_type = $3, commission_value = $4, attribution_window_days = $5, hold_days = $6,
-       recurring_months = $7, approval = $8, min_payout_cents = $9, landing_url = $10, fraud_rules = $11, stripe_api_key = $12 WHERE id = $1`,
+       recurring_months = $7, approval = $8, min_payout_cents = $9, landing_url = $10, fraud_rules = $11, stripe_api_key = $12,
+       applications_open = $13, auto_approve = $14 WHERE id = $1`,
     [id, s.name, s.commission_type, s.commission_value, s.attribution_window_days, s.hold_days, s.recurring_months, s.approval, s.min_payout_cents,
-      s.landing_url, s.fraud_rules, s.stripe_api_key],
+      s.landing_url, s.fraud_rules, s.stripe_api_key, s.applications_open, s.auto_approve],
   );
 }
 

@@ -167,7 +167,7 @@ async function screenshot(page: Page, name: string) {
 }
 
 describe('the dashboard', () => {
-  test('without a session: the sign-in message naming the command; the page has the policy and no-store', async () => {
+  test('without a session: the sign-in message with the e-mail field and the command; the page has the policy and no-store', async () => {
     const { context, page } = await open('/dashboard');
     try {
       const response = await page.request.get(`${url}/dashboard`);
@@ -175,7 +175,7 @@ describe('the dashboard', () => {
       expect(response.headers()['content-security-policy']).not.toContain('unsafe-inline');
       expect(response.headers()['cache-control']).toBe('no-store');
       await expect.poll(() => page.locator('#sign-in').textContent()).toBe(
-        'partnerkit dashboardYou are not signed in.To sign in, run partnerkit session create --email <your e-mail> and open the link it prints.',
+        'partnerkit dashboardYou are not signed in.Your e-mail addressE-mail me a sign-in linkOr run partnerkit session create --email <your e-mail> and open the link it prints.',
       );
     } finally {
       await context.close();
@@ -201,7 +201,8 @@ describe('the dashboard', () => {
       await expect.poll(() => page.locator('#sign-in').textContent()).toBe(
         'partnerkit dashboard' +
           'This sign-in link has expired or has already been used: a link works once, within 15 minutes. Ask for a new one.' +
-          'To sign in, run partnerkit session create --email <your e-mail> and open the link it prints.',
+          'Your e-mail addressE-mail me a sign-in link' +
+          'Or run partnerkit session create --email <your e-mail> and open the link it prints.',
       );
       expect(page.url()).toBe(`${url}/dashboard?period=30d`);
       expect(await page.evaluate(() => sessionStorage.length)).toBe(0);

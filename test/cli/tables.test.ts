@@ -1,8 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { cliEnv, runCli, runJson, startServe, tempDataDir } from '../helpers/cli.js';
+import { BIN, cliEnv, runCli, runJson, startServe, tempDataDir } from '../helpers/cli.js';
 import { FIXTURES } from '../helpers/stripe.js';
 
 // Runs against dist/: `npm run build` first. How tables read (docs/cli.md#tables-and-numbers):
@@ -65,6 +66,7 @@ const TABLE_COMMANDS: Record<string, string[]> = {
   'fraud reject': ['--program', '1', '--ids', String(HELD[1]), '--reason', REASON],
   'key list': ['--program', '1'],
   'partner code list': ['--program', '1'],
+  'partner applications': ['--program', '1'],
   'payout list': ['--program', '1'],
   'payout preview': ['--program', '1'],
   'payout create': ['--program', '1'],
@@ -122,6 +124,19 @@ describe('every table fits 80 columns', () => {
       const held = await runJson(['sale', 'send', '--api-key', program.apiKey, '--customer-key', 'self_1', '--amount-cents', '55555555', '--transaction-id', `${LONG_ID}-self-${i}`], env);
       expect(held.commission_id).toBe(id);
     }
+    // An application with a long name and address: only the public page's API takes one, through a server.
+    const serve = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env, stdio: 'ignore' });
+    const discovery = join(dataDir, 'server.json');
+    while (!existsSync(discovery) || !readFileSync(discovery, 'utf8').includes(`"pid":${serve.pid}`)) await new Promise((r) => setTimeout(r, 50));
+    const { url } = JSON.parse(readFileSync(discovery, 'utf8'));
+    const applied = await fetch(`${url}/api/public/programs/1/applications`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: PARTNER, email: 'maximilian.featherstonehaugh-cholmondeley@northwind-trading-company.example' }),
+    });
+    expect(applied.status).toBe(202);
+    serve.kill('SIGTERM');
+    await new Promise((r) => serve.once('exit', r));
   }, 300_000);
 
   test('the commands that print tables are the ones listed here', () => {
@@ -171,6 +186,8 @@ describe('empty lists say so and what to do next', () => {
       [['payout', 'preview', '--program', '1'], 'Due now\nNothing is due: no approved commission waits to be paid.\nWaiting\nNo approved balance waits (pending commissions count once approved).'],
       [['partner', 'code', 'list', '--program', '1'], `No promotion codes yet. Add one with: npx partnerkit partner code add --program 1 --partner ID --code CODE --data-dir ${dataDir}`],
       [['fraud', 'list', '--program', '1'], 'No commission is on hold.'],
+      [['partner', 'applications', '--program', '1'], 'No applications yet. People apply on the page /apply/1 of the server.'],
+      [['partner', 'applications', '--program', '1', '--status', 'pending'], 'No pending applications. People apply on the page /apply/1 of the server.'],
       [['webhook', 'events', '--program', '1'], 'No Stripe events received by program 1 yet: point a Stripe webhook endpoint at /api/v1/webhooks/stripe/1 and set its secret with webhook secret.'],
       [['report', 'partners', '1'], `Program 1 partners, 7d: 2026-03-04 – 2026-03-10 (UTC days), by revenue\nNo partners in program 1 yet. Enroll one with: npx partnerkit partner enroll --program 1 --partner ID --data-dir ${dataDir}`],
     ];

@@ -21,6 +21,8 @@ describe('provisioning API (/api/admin)', () => {
       landingUrl: null,
       fraudRules: { selfReferral: 'hold', disposableEmail: 'flag', fastConversion: 'flag', refundRate: 'flag' },
       stripeApiKeySet: false,
+      applicationsOpen: true,
+      autoApprove: false,
       apiKey: expect.stringMatching(/^pk_live_[A-Za-z0-9_-]{32}$/),
       testApiKey: expect.stringMatching(/^pk_test_[A-Za-z0-9_-]{32}$/),
     });
@@ -175,7 +177,7 @@ describe('service endpoints', () => {
   });
 
   // What each route takes besides its JSON 200 body (or its 204 without one); a route missing here fails the test below.
-  const REQUESTS: Record<string, { params?: string[]; query?: string[]; body?: true; noContent?: true; file?: string }> = {
+  const REQUESTS: Record<string, { params?: string[]; query?: string[]; body?: true; noContent?: true; accepted?: true; file?: string }> = {
     'GET /api/admin/backup': { file: 'application/octet-stream' },
     'POST /api/v1/track/click': { body: true },
     'POST /api/v1/track/lead': { body: true },
@@ -201,6 +203,12 @@ describe('service endpoints', () => {
     'POST /api/admin/sessions': { body: true },
     'POST /api/admin/sessions/revoke': { body: true },
     'POST /api/sessions/exchange': { body: true },
+    'POST /api/sessions/email-link': { body: true, accepted: true },
+    'GET /api/public/programs/{programId}': { params: ['programId'] },
+    'POST /api/public/programs/{programId}/applications': { params: ['programId'], body: true, accepted: true },
+    'GET /api/programs/{programId}/applications': { params: ['programId'], query: ['status'] },
+    'POST /api/applications/{applicationId}/approve': { params: ['applicationId'] },
+    'POST /api/applications/{applicationId}/reject': { params: ['applicationId'], body: true },
     'GET /api/admin/programs/{programId}/webhook-events': { params: ['programId'], query: ['limit'] },
     'POST /api/admin/programs/{programId}/webhook-secret': { params: ['programId'], body: true },
     'POST /api/admin/demo': { body: true },
@@ -247,7 +255,7 @@ describe('service endpoints', () => {
     responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>;
   };
 
-  test('GET /openapi.json: every route has a 200 body schema and a schema for each path parameter, query parameter and body it takes', async () => {
+  test('GET /openapi.json: every route has a 200 body schema (202 for the two that always accept) and a schema for each path parameter, query parameter and body it takes', async () => {
     const t = await buildTestApp();
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, Operation>> };
     const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
@@ -258,6 +266,9 @@ describe('service endpoints', () => {
       const expected = REQUESTS[route];
       if (expected.noContent) {
         expect(Object.keys(operation.responses).filter((status) => status.startsWith('2')), `${route}: 204 only`).toEqual(['204']);
+      } else if (expected.accepted) {
+        expect(Object.keys(operation.responses).filter((status) => status.startsWith('2')), `${route}: 202 only`).toEqual(['202']);
+        expect(operation.responses['202']?.content?.['application/json']?.schema?.type, `${route}: 202 body schema`).toBe('object');
       } else {
         const ok = operation.responses['200']?.content?.[expected.file ?? 'application/json']?.schema;
         expect(ok?.type ?? ok?.anyOf ?? ok?.oneOf, `${route}: 200 body schema`).toBeDefined();

@@ -37,6 +37,13 @@ async function promotionCode(t: TestApp, program: ProgramFixture): Promise<strin
   return response.json().code;
 }
 
+/** A pending application to the program (docs/applications.md): its id. */
+async function application(t: TestApp, program: ProgramFixture): Promise<number> {
+  await t.app.inject({ method: 'POST', url: `/api/public/programs/${program.id}/applications`, payload: { name: 'Applicant', email: 'applicant@example.com' } });
+  const list = await t.app.inject({ method: 'GET', url: `/api/programs/${program.id}/applications`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  return list.json().data[0].id;
+}
+
 /** A commission held by the self-referral rule (its default mode, hold): the customer's e-mail is the partner's. */
 async function heldCommission(t: TestApp, program: ProgramFixture): Promise<number> {
   await t.admin('PATCH', `/partners/${program.partnerId}`, { email: 'self@example.com' });
@@ -368,6 +375,21 @@ const ROUTES: AuthenticatedRoute[] = [
     invalidRequest: () => ({ url: '/api/tracking/performance/999/partners?period=1y' }),
   },
   {
+    method: 'GET', route: '/api/programs/:programId/applications', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/applications` }),
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/applications?status=maybe` }),
+  },
+  {
+    method: 'POST', route: '/api/applications/:applicationId/approve', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => ({ url: `/api/applications/${await application(t, program)}/approve` }),
+    invalidRequest: () => ({ url: '/api/applications/x/approve' }),
+  },
+  {
+    method: 'POST', route: '/api/applications/:applicationId/reject', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => ({ url: `/api/applications/${await application(t, program)}/reject`, payload: { reason: 'Not a fit' } }),
+    invalidRequest: () => ({ url: '/api/applications/1/reject', payload: { reason: '' } }),
+  },
+  {
     method: 'POST', route: '/api/programs/:programId/codes', guard: 'session', accepted: 200,
     prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/codes`, payload: { partnerId: program.partnerId, code: 'SUMMER20' } }),
     invalidRequest: (program) => ({ url: `/api/programs/${program.id}/codes`, payload: { partnerId: program.partnerId, code: 'no spaces' } }),
@@ -425,6 +447,15 @@ const PUBLIC: Array<[string, (program: ProgramFixture) => Probe, number]> = [
   ['POST /api/v1/webhooks/stripe/:programId', (program) => ({ method: 'POST', url: `/api/v1/webhooks/stripe/${program.id}`, payload: {} }), 400],
   // The sign-in link's one-time code is the credential, in the body: an unknown one is 400 invalid_sign_in_code.
   ['POST /api/sessions/exchange', () => ({ method: 'POST', url: '/api/sessions/exchange', payload: { code: 'pkc_unknown' } }), 400],
+  // Asking for a sign-in link by e-mail: the same 202 whoever asks (docs/mail.md#sign-in-by-e-mail).
+  ['POST /api/sessions/email-link', () => ({ method: 'POST', url: '/api/sessions/email-link', payload: { email: 'nobody@example.com', audience: 'member' } }), 202],
+  // The application page's program and its form (docs/applications.md).
+  ['GET /api/public/programs/:programId', (program) => ({ method: 'GET', url: `/api/public/programs/${program.id}` }), 200],
+  ['POST /api/public/programs/:programId/applications', (program) => ({ method: 'POST', url: `/api/public/programs/${program.id}/applications`, payload: { name: 'Ann', email: 'ann@example.com' } }), 202],
+  // A mail's unsubscribe link is signed: without its signature it is 400 (docs/mail.md#notifications-and-unsubscribing).
+  ['GET /mail/unsubscribe', () => ({ method: 'GET', url: '/mail/unsubscribe?email=a%40example.com&kind=commission' }), 400],
+  ['POST /mail/unsubscribe', () => ({ method: 'POST', url: '/mail/unsubscribe?email=a%40example.com&kind=commission' }), 400],
+  ['POST /mail/subscribe', () => ({ method: 'POST', url: '/mail/subscribe?email=a%40example.com&kind=commission' }), 400],
   [
     'OPTIONS *',
     () => ({ method: 'OPTIONS', url: '/api/v1/track/click', headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' } }),

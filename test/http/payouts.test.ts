@@ -505,11 +505,13 @@ describe('program settings', () => {
     const updated = await ok(t, 'PATCH', `/api/admin/programs/${created.id}`, {
       name: 'Acme 2', commissionFlatCents: 700, attributionWindowDays: 30, holdDays: 7, recurringMonths: 12, approval: 'auto', minPayoutCents: 0,
       landingUrl: 'HTTPS://Shop.Example:443/welcome', fraudRules: { refundRate: 'off' }, stripeApiKey: 'rk_test_51SettingsKey000',
+      applicationsOpen: false, autoApprove: true,
     });
     expect(updated).toEqual({
       id: created.id, name: 'Acme 2', commission: { type: 'flat', flatCents: 700 }, attributionWindowDays: 30, holdDays: 7, recurringMonths: 12,
       webhookSecret: created.webhookSecret, createdAt: T0, productRules: [], approval: 'auto', minPayoutCents: 0, landingUrl: 'https://shop.example/welcome',
       fraudRules: { selfReferral: 'hold', disposableEmail: 'flag', fastConversion: 'flag', refundRate: 'off' }, stripeApiKeySet: true,
+      applicationsOpen: false, autoApprove: true,
     });
     expect(await ok(t, 'PATCH', `/api/admin/programs/${created.id}`, { recurringMonths: null, commissionPercent: 12.5 })).toMatchObject({
       name: 'Acme 2', commission: { type: 'percent', percent: 12.5 }, recurringMonths: null, holdDays: 7,

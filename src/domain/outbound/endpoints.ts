@@ -8,14 +8,7 @@ import type { Deps } from '../deps.js';
 import { changingEndpoints, emit, redeliver as queueAgain } from './events.js';
 import { newSecret } from './signing.js';
 import { ROTATION_OVERLAP_MS } from './worker.js';
-
-/** An endpoint's URL as lists show it: without the user name and password it may carry (docs/outbound-webhooks.md#secrets). */
-function shownUrl(url: string): string {
-  const parsed = new URL(url);
-  parsed.username = '';
-  parsed.password = '';
-  return parsed.toString();
-}
+import { shownUrl } from './shown-url.js';
 
 function endpointView(e: EndpointRow): EndpointView {
   return {
@@ -134,7 +127,8 @@ export async function listDeliveries({ store }: Deps, viewer: Viewer, id: number
 export async function redeliverEvent(deps: Deps, viewer: Viewer, ref: string, endpointId?: number): Promise<SentEvent> {
   return deps.store.transaction(async (sql) => {
     const found = await outbox.findMessageByRef(sql, ref);
-    const message = await viewedRow(sql, viewer, found, (m) => m.program_id, () => new AppError('not_found', `Webhook event ${ref} not found`));
+    // A mail's message is no event (docs/mail.md#the-outbox).
+    const message = await viewedRow(sql, viewer, found?.channel === 'webhook' ? found : undefined, (m) => m.program_id, () => new AppError('not_found', `Webhook event ${ref} not found`));
     const live = await outbox.programEndpoints(sql, [message.program_id], endpointId === undefined ? undefined : [endpointId]);
     if (endpointId !== undefined && live.length === 0) throw endpointNotFound(endpointId)();
     const targets = endpointId !== undefined ? [endpointId] : (await outbox.messageTargets(sql, message.id)).filter((id) => live.some((e) => e.id === id));

@@ -10,6 +10,7 @@ import type { Deps } from '../deps.js';
 import { batched, type BatchRun } from '../write-batcher.js';
 import { endpointsChanged } from './events.js';
 import { signatureHeader } from './signing.js';
+import { notifyWebhookTrouble } from '../mail/notifications.js';
 
 /** After each failed attempt, the wait before the next one; the 8th failure is final (docs/outbound-webhooks.md#retries). */
 export const RETRY_DELAYS_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 36_000] as const;
@@ -39,6 +40,18 @@ const CLAIM_LIMIT = 256;
  */
 const RECORD_EVERY_MS = 100;
 
+/**
+ * Another kind of outbox message this loop delivers (mail: docs/mail.md#delivery): at each claim it
+ * claims its own due deliveries through `claimIn`, as the worker claims (with its lease where there
+ * is one, past what it holds), and answers each delivery's send, settled once its attempt is recorded.
+ */
+export type OutboxChannel = {
+  claim(
+    base: Pick<outbox.Claim, 'now' | 'held' | 'lease'>,
+    claimIn: (claim: outbox.Claim) => Promise<DeliveryRow[]>,
+  ): Promise<Array<{ id: number; sent: Promise<void> }>>;
+};
+
 /** What one attempt came to, ready to be recorded. */
 type Result = { delivery: DeliveryRow; attempt: Omit<AttemptRow, 'id'>; update: DeliveryUpdate; gone: EndpointRow | null };
 
@@ -56,6 +69,8 @@ async function recordResults(deps: Deps, sql: Parameters<typeof outbox.recordAtt
   await outbox.recordAttempts(sql, results.map((r) => ({ id: nextId('outbox_attempts'), ...r.attempt })), results.map((r) => r.update));
   const gone = [...new Map(results.flatMap((r) => (r.gone ? [[r.gone.id, r.gone] as const] : []))).values()];
   await outbox.disableEndpoints(sql, gone.map((e) => e.id), 'The endpoint answered 410 Gone');
+  // Members hear of a disabled endpoint and of events whose last attempt failed (docs/mail.md#notifications-and-unsubscribing).
+  await notifyWebhookTrouble(deps, sql, gone, results.filter((r) => r.gone === null && r.update.status === 'failed' && r.update.attempts > r.delivery.attempts).map((r) => r.delivery));
   for (const endpoint of gone) run.afterCommit(() => endpointsChanged(deps.store, endpoint.program_id));
   return results.map(() => undefined);
 }
@@ -101,6 +116,7 @@ export class DeliveryWorker {
   constructor(
     private readonly deps: Deps,
     private readonly settings: WorkerSettings = DEFAULT_WORKER_SETTINGS,
+    private readonly channels: readonly OutboxChannel[] = [],
   ) {}
 
   /** Starts polling. */
@@ -133,16 +149,17 @@ export class DeliveryWorker {
     if (this.stopped) return 0;
     const { store, clock } = this.deps;
     const now = clock.now();
-    const claim: outbox.Claim = {
+    const base = {
       now,
-      limit: CLAIM_LIMIT,
-      channel: 'webhook',
-      busyTargets: [...this.inFlight].filter(([, n]) => n >= PER_ENDPOINT).map(([id]) => id),
       held: [...this.held],
       lease: store.shared ? { owner: this.owner, until: new Date(now.getTime() + this.settings.leaseSeconds * 1000) } : null,
     };
-    const deliveries = await (claim.lease ? store.transaction((sql) => outbox.claimDue(sql, claim)) : store.read((sql) => outbox.claimDue(sql, claim)));
-    if (deliveries.length === 0) return 0;
+    const claimIn = (claim: outbox.Claim) => (claim.lease ? store.transaction((sql) => outbox.claimDue(sql, claim)) : store.read((sql) => outbox.claimDue(sql, claim)));
+    const others = (await Promise.all(this.channels.map((c) => c.claim(base, claimIn)))).flat();
+    for (const { id, sent } of others) this.hold(id, sent.catch(() => undefined)); // not recorded: due again (after its lease, where there is one)
+    const busyTargets = [...this.inFlight].filter(([, n]) => n >= PER_ENDPOINT).map(([id]) => id);
+    const deliveries = await claimIn({ ...base, limit: CLAIM_LIMIT, channel: 'webhook', busyTargets });
+    if (deliveries.length === 0) return others.length;
     for (const delivery of deliveries) this.held.add(delivery.id);
     const { messages, endpoints } = await store.read(async (sql) => ({
       messages: new Map((await outbox.findMessages(sql, [...new Set(deliveries.map((d) => d.message_id))])).map((m) => [m.id, m])),
@@ -152,7 +169,17 @@ export class DeliveryWorker {
       throw error;
     });
     for (const delivery of deliveries) this.startSend(delivery, messages.get(delivery.message_id)!, endpoints.get(delivery.target_id)!);
-    return deliveries.length;
+    return deliveries.length + others.length;
+  }
+
+  /** Holds another channel's delivery until its send settles (recorded, or due again). */
+  private hold(id: number, send: Promise<void>): void {
+    this.held.add(id);
+    this.sends.add(send);
+    void send.finally(() => {
+      this.held.delete(id);
+      this.sends.delete(send);
+    });
   }
 
   /**

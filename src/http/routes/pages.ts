@@ -3,8 +3,9 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 
-/** The pages `serve` delivers (docs/pages.md#serving-caching-and-the-session), built by `npm run build` into dist/web. */
-export const PAGES = ['dashboard', 'portal'] as const;
+/** The pages `serve` delivers (docs/pages.md#serving-caching-and-the-session), built by `npm run build` into dist/web, and their paths. */
+export const PAGES = ['dashboard', 'portal', 'apply'] as const;
+const PAGE_PATHS: Record<(typeof PAGES)[number], string> = { dashboard: '/dashboard', portal: '/portal', apply: '/apply/:programId' };
 
 /**
  * The pages run only the bundle they were built with: scripts and styles from this server's files,
@@ -14,7 +15,7 @@ export const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /**
- * / (a redirect to /dashboard), /favicon.ico, /dashboard and /portal (HTML, never cached: it names the assets of the current build) and
+ * / (a redirect to /dashboard), /favicon.ico, /dashboard, /portal and /apply/:programId (HTML, never cached: it names the assets of the current build) and
  * /assets/* (content-hashed names, so cached for a year as immutable). @fastify/static is loaded
  * here, when `serve` asks for the pages, not by every CLI command (docs/architecture.md#command-start-up).
  */
@@ -25,7 +26,8 @@ export function pageRoutes(dir: string): FastifyPluginAsync {
     for (const page of PAGES) {
       const html = built ? readFileSync(join(dir, `${page}.html`)) : `The pages are not built: run npm run build (no ${join(dir, `${page}.html`)}).\n`;
       // GET /dashboard, GET /portal: the page; its session comes in the URL's fragment, never sent here.
-      app.get(`/${page}`, { schema: { hide: true } }, async (_request, reply) =>
+      // GET /apply/:programId: the public application page (docs/applications.md#the-application-page).
+      app.get(PAGE_PATHS[page], { schema: { hide: true } }, async (_request, reply) =>
         reply
           .code(built ? 200 : 503)
           .headers({ ...security, 'cache-control': 'no-store' })

@@ -1,6 +1,18 @@
+import type { RateLimitOptions } from '@fastify/rate-limit';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { exchangedSessionSchema, exchangeSignInCodeRequestSchema, meSchema, noContentResponses, responses } from '../../api/index.js';
+import {
+  EMAIL_LINK_LIMITS,
+  emailLinkAcceptedSchema,
+  emailLinkRequestSchema,
+  acceptedResponses,
+  exchangedSessionSchema,
+  exchangeSignInCodeRequestSchema,
+  meSchema,
+  noContentResponses,
+  responses,
+} from '../../api/index.js';
 import type { AppDeps } from '../deps.js';
+import { EMAIL_LINK_MESSAGE, mailSignInLink } from '../../domain/mail/sign-in-link.js';
 import { endSession, exchangeSignInCode, me } from '../../domain/sessions.js';
 import { requiredBearer, sessionAuth } from '../auth.js';
 
@@ -8,6 +20,35 @@ import { requiredBearer, sessionAuth } from '../auth.js';
 export function sessionRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
     const authenticate = sessionAuth(deps);
+    // Sign-in links mailed per address and per client address in an hour (docs/mail.md#sign-in-by-e-mail);
+    // groupId names the counter on a shared store, which createRateLimit's types leave out.
+    const window = EMAIL_LINK_LIMITS.windowSeconds * 1000;
+    const perClient = app.createRateLimit({ max: EMAIL_LINK_LIMITS.perClient, timeWindow: window, groupId: 'email-link-client' } as RateLimitOptions);
+    const perEmail = app.createRateLimit({
+      max: EMAIL_LINK_LIMITS.perEmail,
+      timeWindow: window,
+      groupId: 'email-link-address',
+      keyGenerator: (request) => (request.body as { email: string }).email.toLowerCase(),
+    } as RateLimitOptions);
+
+    // POST /api/sessions/email-link
+    app.post(
+      '/api/sessions/email-link',
+      {
+        schema: {
+          tags: ['sessions'],
+          summary: 'Mails a sign-in link to a member or a partner; always 202 with the same body (no account enumeration), at most 5 an hour per address and 20 per client',
+          body: emailLinkRequestSchema,
+          response: acceptedResponses(emailLinkAcceptedSchema),
+        },
+      },
+      async (request, reply) => {
+        const over = [await perClient(request), await perEmail(request)].some((state) => !state.isAllowed && state.isExceeded);
+        // Over a limit the answer stays the same: only nothing is sent.
+        if (!over) await mailSignInLink(deps, request.body.email, request.body.audience);
+        return reply.code(202).send({ message: EMAIL_LINK_MESSAGE });
+      },
+    );
 
     // POST /api/sessions/exchange
     app.post(

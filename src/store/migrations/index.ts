@@ -16,13 +16,16 @@ import { outbox } from './014-outbox.js';
 import { promotionCodes } from './015-promotion-codes.js';
 import { fraud } from './016-fraud.js';
 import { stripeApiKey } from './017-stripe-api-key.js';
+import { applications, autoApprove } from './018-applications.js';
+import { mailUnsubscribes } from './020-mail-unsubscribes.js';
 
 export type Migration = { version: number; name: string; sql: string };
 
 /** Applied in order on open; each runs once, recorded in schema_migrations. Never edit a shipped one. */
 export const migrations: readonly Migration[] = [
   initial, webhookDeferral, testClicksUndated, customerClickRef, eventPayloadKeptWhenSkipped, clickVisitors, commissionLifecycle, refunds, payouts,
-  landingUrl, partnerSessions, signInCodes, reportRollups, outbox, promotionCodes, fraud, stripeApiKey,
+  landingUrl, partnerSessions, signInCodes, reportRollups, outbox, promotionCodes, fraud, stripeApiKey, applications,
+  autoApprove, mailUnsubscribes,
 ];
 
 /**

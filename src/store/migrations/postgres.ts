@@ -5,6 +5,8 @@ import { OUTBOX_SQL } from './014-outbox.js';
 import { PROMOTION_CODES_SQL } from './015-promotion-codes.js';
 import { FRAUD_SQL } from './016-fraud.js';
 import { STRIPE_API_KEY_SQL } from './017-stripe-api-key.js';
+import { APPLICATIONS_SQL, AUTO_APPROVE_SQL } from './018-applications.js';
+import { MAIL_UNSUBSCRIBES_SQL } from './020-mail-unsubscribes.js';
 import type { Migration } from './index.js';
 
 /*
@@ -254,4 +256,20 @@ CREATE INDEX sale_events_enrollment_received ON sale_events (partner_program_id,
 /** A program's restricted Stripe API key: DuckDB's migration 17. */
 const stripeApiKey: Migration = { version: 9, name: 'stripe-api-key', sql: STRIPE_API_KEY_SQL };
 
-export const postgresMigrations: readonly Migration[] = [schema, rollups, rateCounters, signInCodes, rollupsPending, outbox, promotionCodes, fraud, stripeApiKey];
+/** Partner applications: DuckDB's migrations 18 and 19, and the ids every instance takes. */
+const applications: Migration = {
+  version: 10,
+  name: 'applications',
+  sql: `
+${APPLICATIONS_SQL}
+${AUTO_APPROVE_SQL};
+INSERT INTO id_counters (name, next) VALUES ('partner_applications', 1);
+`,
+};
+
+/** Who switched off which kind of mail: DuckDB's migration 20. */
+const mailUnsubscribes: Migration = { version: 11, name: 'mail-unsubscribes', sql: MAIL_UNSUBSCRIBES_SQL };
+
+export const postgresMigrations: readonly Migration[] = [
+  schema, rollups, rateCounters, signInCodes, rollupsPending, outbox, promotionCodes, fraud, stripeApiKey, applications, mailUnsubscribes,
+];

@@ -11,6 +11,7 @@ import { periodFromUrl, periodPicker, periodToQuery, reportQuery, setQuery, type
 import { start, type Shell } from './shell.js';
 import { webhooksSection } from './webhooks.js';
 import { codesSection, reviewSection } from './review.js';
+import { applicationsSection } from './applications.js';
 
 /** The merchant dashboard (docs/pages.md#the-dashboard): one program's numbers over a period. */
 
@@ -39,7 +40,7 @@ function currencyOf(preview: PayoutPreview): string {
   return currencies.size === 1 ? [...currencies][0] : 'USD';
 }
 
-start({ title: 'partnerkit dashboard', storageKey: 'partnerkit.dashboard.token', signInCommand: 'partnerkit session create --email <your e-mail>' }, async (shell) => {
+start({ title: 'partnerkit dashboard', storageKey: 'partnerkit.dashboard.token', audience: 'member', signInCommand: 'partnerkit session create --email <your e-mail>' }, async (shell) => {
   const me = await shell.client.sessions.me();
   if (me.programs.length === 0) {
     show(shell.root, shell.header(), h('p', { class: 'notice' }, 'You are not a member of any program yet: an admin adds you with partnerkit member add.'));
@@ -77,6 +78,7 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
   const kpis = h('section', { id: 'kpis', 'aria-label': 'Totals' }, h('p', { class: 'notice' }, 'Loading…'));
   const chart = h('section', { id: 'chart', 'aria-label': 'Daily chart' });
   const partners = h('section', { id: 'partners' });
+  const applications = h('section', { id: 'applications' });
   const money = h('div', { id: 'money' });
   const webhooks = h('section', { id: 'webhooks' });
   const review = h('section', { id: 'review' });
@@ -93,6 +95,7 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
     partners,
     codes,
     review,
+    applications,
     money,
     webhooks,
   );
@@ -105,6 +108,7 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
   const span = `${report.meta.dateFrom.slice(0, 10)}-${report.meta.dateTo.slice(0, 10)}`;
   show(partners, leaderboard(byPartner, currency), csvButton('the partners report', () => `partners-program-${programId}-${span}.csv`, () => partnerReportCsv(byPartner)));
   moneySections(shell, money, programId, names, preview, serverNow(me));
+  applicationsSection(shell, applications, programId);
   webhooksSection(shell, webhooks, programId);
   reviewSection(shell, review, programId);
   codesSection(shell, codes, programId, names);

@@ -10,7 +10,7 @@ import { start, type Shell } from './shell.js';
  * The partner portal (docs/pages.md#the-partner-portal): a partner's own programs, its links, its numbers
  * per day, its commissions and payouts, all from the partner-scoped API.
  */
-start({ title: 'partnerkit partner portal', storageKey: 'partnerkit.portal.token', signInCommand: 'partnerkit partner login --partner <id>' }, async (shell) => {
+start({ title: 'partnerkit partner portal', storageKey: 'partnerkit.portal.token', audience: 'partner', signInCommand: 'partnerkit partner login --partner <id>' }, async (shell) => {
   const me = await shell.client.portal.me();
   const render = () => portalPage(shell, me).catch((error) => shell.fail(error));
   window.addEventListener('popstate', render);

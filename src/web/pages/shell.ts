@@ -1,3 +1,4 @@
+import type { SignInAudience } from '../../api/constants.js';
 import type { PartnerkitClient } from '../../sdk/client.js';
 import { client, errorText, isSignedOut } from './api.js';
 import { button, h, show, type Child } from './dom.js';
@@ -14,6 +15,8 @@ export type Page = {
   storageKey: string;
   /** The command that prints a sign-in link. */
   signInCommand: string;
+  /** Who signs in on the page, for a sign-in link by mail (docs/mail.md#sign-in-by-e-mail). */
+  audience: SignInAudience;
 };
 
 export type Shell = {
@@ -81,7 +84,36 @@ function signIn(root: HTMLElement, page: Page, expired: boolean, note?: string):
       { class: 'signin', id: 'sign-in' },
       h('h1', {}, page.title),
       h('p', { role: 'status' }, note ?? (expired ? 'Your session has expired. Sign in again.' : 'You are not signed in.')),
-      h('p', {}, 'To sign in, run ', h('code', {}, page.signInCommand), ' and open the link it prints.'),
+      emailLinkForm(page),
+      h('p', {}, 'Or run ', h('code', {}, page.signInCommand), ' and open the link it prints.'),
     ),
   );
+}
+
+/** Asks for a sign-in link by mail; the answer is the same whether or not the address may sign in. */
+function emailLinkForm(page: Page): HTMLElement {
+  // Announced as it changes; the sign-in message keeps the page's one status role.
+  const status = h('p', { 'aria-live': 'polite', id: 'email-link-status' });
+  const input = h('input', { type: 'email', id: 'email-link-email', name: 'email', required: true, autocomplete: 'email', maxlength: 255 });
+  const submit = h('button', { type: 'submit' }, 'E-mail me a sign-in link');
+  const form = h(
+    'form',
+    {
+      class: 'email-link',
+      onsubmit: async (event) => {
+        event.preventDefault();
+        submit.disabled = true;
+        try {
+          show(status, (await client().sessions.emailLink({ email: input.value.trim(), audience: page.audience })).message);
+        } catch (error) {
+          show(status, h('span', { class: 'error' }, errorText(error)));
+        } finally {
+          submit.disabled = false;
+        }
+      },
+    },
+    h('label', { class: 'field', for: 'email-link-email' }, h('span', {}, 'Your e-mail address'), input),
+    submit,
+  );
+  return h('div', {}, form, status);
 }
