@@ -83,7 +83,7 @@ describe('sign-in links from the CLI', () => {
     const fromLink = await exchange(server.url, new URL(dashboardUrl).hash.slice('#code='.length));
     for (const bearer of [token, fromLink]) {
       const me = await fetch(`${server.url}/api/me`, { headers: { authorization: `Bearer ${bearer}` } });
-      expect(await me.json()).toEqual({ user: { id: 1, email: 'ann@example.com' }, admin: false, programs: [{ id: 1, name: 'Acme' }] });
+      expect(await me.json()).toEqual({ user: { id: 1, email: 'ann@example.com' }, admin: false, programs: [{ id: 1, name: 'Acme' }], now: NOW });
     }
 
     // session revoke ends them: by e-mail, then by partner.
