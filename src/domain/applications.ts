@@ -56,7 +56,7 @@ export async function apply(deps: Deps, programId: number, input: ApplicationReq
     };
     await applications.insertApplication(sql, row);
     await emit(deps, sql, [{ programId, type: 'partner.applied', livemode: true, data: applicationView(row) }]);
-    await notify(deps, sql, {
+    await notify(deps, sql, [{
       kind: 'partner_applied', programId, to: (await activeMemberEmails(sql, programId)).map((address) => ({ name: null, address })),
       subject: `New partner application to ${program.name}`,
       lines: [
@@ -65,7 +65,7 @@ export async function apply(deps: Deps, programId: number, input: ApplicationReq
         ...(row.message ? [`Message: ${row.message}`] : []),
         program.auto_approve ? 'The program approves applications at once.' : `Approve or reject it in the dashboard, or with: partnerkit partner approve --application ${row.id}`,
       ],
-    });
+    }]);
     if (program.auto_approve) await approveIn(deps, sql, program, row);
   });
   return { message: APPLICATION_RECEIVED };

@@ -115,15 +115,15 @@ async function notifyPaid(deps: Deps, sql: Sql, rows: PayoutRow[]): Promise<void
   if (!deps.mail || rows.length === 0) return;
   const partners = new Map((await findPartners(sql, [...new Set(rows.map((p) => p.partner_id))])).map((p) => [p.id, p]));
   const names = new Map((await findPrograms(sql, [...new Set(rows.map((p) => p.program_id))])).map((p) => [p.id, p.name]));
-  for (const payout of rows) {
+  await notify(deps, sql, rows.map((payout) => {
     const partner = partners.get(payout.partner_id)!;
     const amount = `${centsText(payout.amount_cents)} ${payout.currency}`;
-    await notify(deps, sql, {
+    return {
       kind: 'payout_paid', programId: payout.program_id, to: [{ name: partner.name, address: partner.email }],
       subject: `Your payout of ${amount} from ${names.get(payout.program_id)} was paid`,
       lines: [`Hello ${partner.name},`, `${names.get(payout.program_id)} marked your payout ${payout.id} of ${amount} paid.`],
-    });
-  }
+    };
+  }));
 }
 
 /** The payouts' event, and commission.updated of the commissions they took, paid or gave back (docs/outbound-webhooks.md#event-types). */

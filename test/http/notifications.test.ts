@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { notify } from '../../src/domain/mail/notifications.js';
 import { RETRY_DELAYS_SECONDS } from '../../src/domain/outbound/worker.js';
 import { ADMIN_TOKEN, buildTestApp, T0, type TestApp } from '../helpers/app.js';
 import { receiver } from '../helpers/receiver.js';
@@ -66,6 +67,28 @@ describe('notifications', () => {
     await worker.runDue();
     expect(smtp.mails).toHaveLength(1);
     expect(await t.count('commissions')).toBe(2);
+  });
+
+  test('notifications of several kinds at once (a batch of sales): each kept recipient gets its mail, an unsubscribed one only the kinds still on', async () => {
+    const { t, program, smtp, worker } = await setUp();
+    await t.lead(program, 'cust_1');
+    await t.sale(program, { transaction_id: 'in_1' });
+    await worker.runDue();
+    const [first] = await smtp.waitFor(1);
+    await t.app.inject({ method: 'POST', url: unsubscribeLink(first).slice(PUBLIC_URL.length), payload: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const partner = { name: 'Partner 1', address: 'partner1@example.com' };
+    const other = { name: 'Other', address: 'other@example.com' };
+    await t.deps.store.transaction((sql) => notify(t.deps, sql, [
+      { kind: 'commission_created', programId: program.id, to: [partner], subject: 'C1', lines: ['one'] },
+      { kind: 'commission_created', programId: program.id, to: [other], subject: 'C2', lines: ['two'] },
+      { kind: 'payout_paid', programId: program.id, to: [partner], subject: 'P1', lines: ['three'] },
+      { kind: 'commission_created', programId: program.id, to: [other, partner], subject: 'C3', lines: ['four'] },
+    ]));
+    await worker.runDue();
+    const mails = (await smtp.waitFor(4)).slice(1);
+    expect(mails.map((m) => `${m.envelope.to[0]} ${m.subject}`).sort()).toEqual(['other@example.com C2', 'other@example.com C3', 'partner1@example.com P1']);
+    await worker.runDue();
+    expect(smtp.mails).toHaveLength(4);
   });
 
   test('a payout marked paid is mailed to its partner with the amount', async () => {

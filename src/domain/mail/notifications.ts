@@ -8,7 +8,7 @@ import type { DeliveryRow, EndpointRow } from '../../store/outbox.js';
 import { shownUrl } from '../outbound/shown-url.js';
 import type { Deps } from '../deps.js';
 import { sameSecret, sha256 } from '../secrets.js';
-import { escapeHtml, htmlMail, NOTIFICATION_KINDS, queueMail, type NotificationKind } from './compose.js';
+import { escapeHtml, htmlMail, NOTIFICATION_KINDS, queueMail, type Mail, type NotificationKind } from './compose.js';
 
 /** The key of unsubscribe links, from the admin token's hash: every instance of a database signs alike. */
 export const unsubscribeKey = (adminTokenHash: string): string => sha256(`mail-unsubscribe:${adminTokenHash}`);
@@ -37,28 +37,35 @@ export async function setSubscribed({ store, clock }: Deps, email: string, kind:
 export type Notification = { kind: NotificationKind; programId: number; to: Array<{ name: string | null; address: string }>; subject: string; lines: string[] };
 
 /**
- * Queues a notification to each recipient who did not switch its kind off, in the caller's
+ * Queues notifications to each recipient who did not switch its kind off, in the caller's
  * transaction (docs/mail.md#notifications-and-unsubscribing): a text and an HTML part, and the
- * one-click unsubscribe link in the text, the HTML and the List-Unsubscribe headers. Without mail
- * settings nothing happens.
+ * one-click unsubscribe link in the text, the HTML and the List-Unsubscribe headers. One lookup of
+ * unsubscribed addresses per kind and one write, however many notifications a batch of sales
+ * brings. Without mail settings nothing happens.
  */
-export async function notify(deps: Deps, sql: Sql, notification: Notification): Promise<void> {
+export async function notify(deps: Deps, sql: Sql, notifications: readonly Notification[]): Promise<void> {
   const { mail } = deps;
-  if (!mail || notification.to.length === 0) return;
-  const off = await mailStore.unsubscribed(sql, notification.kind, notification.to.map((r) => r.address));
-  const mails = notification.to
-    .filter((r) => !off.has(r.address))
-    .map((to) => {
-      const url = unsubscribeUrl(mail.publicUrl, mail.unsubscribeKey, to.address, notification.kind);
-      return {
-        kind: notification.kind, programId: notification.programId, to, subject: notification.subject, unsubscribeUrl: url,
-        text: `${notification.lines.join('\n\n')}\n\n--\nNo more of these mails: ${url}\n`,
-        html: htmlMail(notification.subject, [
-          ...notification.lines.map(escapeHtml),
-          `<small><a href="${escapeHtml(url)}">No more of these mails</a></small>`,
-        ]),
-      };
-    });
+  if (!mail) return;
+  const mails: Mail[] = [];
+  for (const kind of new Set(notifications.map((n) => n.kind))) {
+    const ofKind = notifications.filter((n) => n.kind === kind);
+    const addresses = [...new Set(ofKind.flatMap((n) => n.to.map((r) => r.address)))];
+    if (addresses.length === 0) continue;
+    const off = await mailStore.unsubscribed(sql, kind, addresses);
+    for (const notification of ofKind) {
+      for (const to of notification.to.filter((r) => !off.has(r.address))) {
+        const url = unsubscribeUrl(mail.publicUrl, mail.unsubscribeKey, to.address, kind);
+        mails.push({
+          kind, programId: notification.programId, to, subject: notification.subject, unsubscribeUrl: url,
+          text: `${notification.lines.join('\n\n')}\n\n--\nNo more of these mails: ${url}\n`,
+          html: htmlMail(notification.subject, [
+            ...notification.lines.map(escapeHtml),
+            `<small><a href="${escapeHtml(url)}">No more of these mails</a></small>`,
+          ]),
+        });
+      }
+    }
+  }
   await queueMail(deps, sql, mails);
 }
 
@@ -70,15 +77,15 @@ export async function notify(deps: Deps, sql: Sql, notification: Notification): 
 export async function notifyCommissions(deps: Deps, sql: Sql, commissions: readonly CommissionRow[]): Promise<void> {
   if (!deps.mail || commissions.length === 0) return;
   const recipients = new Map((await mailStore.enrollmentRecipients(sql, [...new Set(commissions.map((c) => c.partner_program_id))])).map((r) => [r.enrollment_id, r]));
-  for (const commission of commissions) {
+  await notify(deps, sql, commissions.map((commission) => {
     const to = recipients.get(commission.partner_program_id)!;
     const amount = `${centsText(commission.amount_cents)} ${commission.currency}`;
-    await notify(deps, sql, {
+    return {
       kind: 'commission_created', programId: commission.program_id, to: [{ name: to.name, address: to.email }],
       subject: `You earned ${amount} from ${to.program_name}`,
       lines: [`Hello ${to.name},`, `a sale through your partner link earned you a commission of ${amount} in ${to.program_name} (commission ${commission.id}, held until ${commission.hold_until.toISOString().slice(0, 10)}).`],
-    });
-  }
+    };
+  }));
 }
 
 /**
@@ -90,21 +97,21 @@ export async function notifyWebhookTrouble(deps: Deps, sql: Sql, disabled: reado
   if (!deps.mail || (disabled.length === 0 && failed.length === 0)) return;
   const members = async (programId: number) => (await mailStore.activeMemberEmails(sql, programId)).map((address) => ({ name: null, address }));
   for (const endpoint of disabled) {
-    await notify(deps, sql, {
+    await notify(deps, sql, [{
       kind: 'webhook_disabled', programId: endpoint.program_id, to: await members(endpoint.program_id),
       subject: `Webhook endpoint ${endpoint.id} was disabled`,
       lines: [
         `The webhook endpoint ${endpoint.id} (${shownUrl(endpoint.url)}) answered 410 Gone and was disabled: it gets no more events.`,
         `Turn it on again with: partnerkit webhook endpoint update --endpoint ${endpoint.id} --enabled`,
       ],
-    });
+    }]);
   }
   if (failed.length === 0) return;
   const endpoints = await outbox.findEndpoints(sql, [...new Set(failed.map((d) => d.target_id))]);
   const messages = new Map((await outbox.findMessages(sql, [...new Set(failed.map((d) => d.message_id))])).map((m) => [m.id, m]));
   for (const endpoint of endpoints) {
     const events = failed.filter((d) => d.target_id === endpoint.id).map((d) => messages.get(d.message_id)!);
-    await notify(deps, sql, {
+    await notify(deps, sql, [{
       kind: 'webhook_failed', programId: endpoint.program_id, to: await members(endpoint.program_id),
       subject: `Webhook events to endpoint ${endpoint.id} failed for good`,
       lines: [
@@ -112,6 +119,6 @@ export async function notifyWebhookTrouble(deps: Deps, sql: Sql, disabled: reado
         ...events.map((m) => `${m.ref} (${m.type})`),
         `Send one again with: partnerkit webhook redeliver --event ${events[0].ref} --endpoint ${endpoint.id}`,
       ],
-    });
+    }]);
   }
 }
