@@ -64,21 +64,25 @@ export type DeferralKeys = { subscriptionId?: string; providerCustomerId?: strin
 export type Unlocks = { subscriptionId?: string; providerCustomerId?: string; paymentRefs?: string[] };
 
 /**
- * The program's waiting events, oldest first: skipped as no_attribution and naming the subscription or
- * Stripe customer, or skipped as sale_not_found and naming one of the payment ids, directly or as the
- * payment intent or charge linked to one of them as an invoice (docs/webhooks.md#deferred-attribution-events-out-of-order, docs/refunds-and-payouts.md#invoice_paymentpaid-and-refunds-that-wait).
+ * The program's waiting events that any of the unlocks makes findable, oldest first: skipped as
+ * no_attribution and naming one of the subscriptions or Stripe customers, or skipped as
+ * sale_not_found and naming one of the payment ids, directly or as the payment intent or charge
+ * linked to one of them as an invoice (docs/webhooks.md#deferred-attribution-events-out-of-order, docs/refunds-and-payouts.md#invoice_paymentpaid-and-refunds-that-wait).
+ * One scan for a whole page of reconciled events (docs/stripe-reconciliation.md#running-it).
  */
-export function findDeferredEvents(sql: Sql, programId: number, unlocks: Unlocks): Promise<Array<{ event_id: string; payload: string }>> {
+export function findDeferredEvents(sql: Sql, programId: number, unlocks: readonly Unlocks[]): Promise<Array<{ event_id: string; payload: string }>> {
+  const values = (pick: (u: Unlocks) => Array<string | undefined> | undefined) =>
+    list([...new Set(unlocks.flatMap((u) => pick(u) ?? []).filter((v): v is string => v !== undefined))]);
   return sql.all(
     `SELECT event_id, payload FROM webhook_events
      WHERE program_id = $1 AND outcome = 'skipped' AND (
-       (reason = 'no_attribution' AND (subscription_id = $2 OR provider_customer_id = $3))
+       (reason = 'no_attribution' AND (subscription_id = ANY($2::VARCHAR[]) OR provider_customer_id = ANY($3::VARCHAR[])))
        OR (reason = 'sale_not_found' AND (
          payment_intent_id = ANY($4::VARCHAR[]) OR invoice_id = ANY($4::VARCHAR[]) OR charge_id = ANY($4::VARCHAR[])
          OR payment_intent_id IN (SELECT payment_intent_id FROM invoice_payments WHERE program_id = $1 AND invoice_id = ANY($4::VARCHAR[]))
          OR charge_id IN (SELECT charge_id FROM invoice_payments WHERE program_id = $1 AND invoice_id = ANY($4::VARCHAR[])))))
      ORDER BY received_at, ${sql.arrival}`,
-    [programId, unlocks.subscriptionId ?? null, unlocks.providerCustomerId ?? null, list(unlocks.paymentRefs ?? [])],
+    [programId, values((u) => [u.subscriptionId]), values((u) => [u.providerCustomerId]), values((u) => u.paymentRefs)],
   );
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, test, vi } from 'vitest';
 import { ReconcileJob } from '../../src/domain/stripe/reconcile-job.js';
 import { ADMIN_TOKEN, buildTestApp, type TestApp, type TestAppOptions } from '../helpers/app.js';
 import { checkoutEvents, FAKE_STRIPE_KEY, fakeStripe } from '../helpers/fake-stripe.js';
-import { sendWebhook } from '../helpers/stripe.js';
+import { fixture, sendWebhook } from '../helpers/stripe.js';
 
 /**
  * Stripe reconciliation (docs/stripe-reconciliation.md) against a local server that answers
@@ -90,6 +90,25 @@ describe('stripe reconcile', () => {
       ['100', null], ['100', 'evt_rec_00151'], ['100', 'evt_rec_00051'],
     ]);
     expect(await t.count('sale_events')).toBe(250);
+  });
+
+  test('a renewal listed before its checkout (Stripe lists newest first) is recorded once the checkout is, on the same page or a later one', { timeout: 60_000 }, async () => {
+    for (const between of [0, 150]) {
+      const { t, program, fake } = await merchant(between);
+      const values = { CLICK_ID: (await t.lead(program, 'user_7')).clickId, CUSTOMER_KEY: 'user_7', PROGRAM_ID: String(program.id) };
+      const checkout = { ...fixture('checkout-subscription', values), created: NOW_S - 60 - between };
+      const renewal = { ...fixture('invoice-renewal-no-metadata', values), created: NOW_S - 30 };
+      fake.events.unshift(checkout);
+      fake.events.push(renewal);
+      const body = (await reconcile(t, program.id)).body;
+      expect([body.checked, body.failed]).toEqual([between + 2, []]);
+      const stored = await t.admin('GET', `/programs/${program.id}/webhook-events?limit=500`);
+      const outcome = (id: string) => stored.find((e: { eventId: string }) => e.eventId === id);
+      expect([outcome(checkout.id).outcome, outcome(renewal.id).outcome, outcome(renewal.id).reason]).toEqual(['recorded', 'recorded', null]);
+      expect(await t.count('sale_events')).toBe(between + 2);
+      const listed = fake.requests.map((r) => r.query.get('starting_after'));
+      expect(listed).toHaveLength(between === 0 ? 1 : 2);
+    }
   });
 
   test('since older than the 30 days Stripe keeps events is 400 naming since', async () => {

@@ -197,7 +197,7 @@ describe('one batch of webhook deliveries', () => {
     // The checkout's transaction id (its invoice) is what a refund of its payment may name (docs/refunds-and-payouts.md#invoice_paymentpaid-and-refunds-that-wait).
     expect(applied[1].unlocks).toEqual({ subscriptionId: 'sub_1RpkSubQm2LdVhA8', providerCustomerId: 'cus_SZpk4x7Qm2LdVh', paymentRefs: ['in_1RpkFirstQm2LdVhB3'] });
     // What the checkout's request does after its COMMIT (receive.ts).
-    await reattribute(t.deps, program.id, applied[1].unlocks);
+    await reattribute(t.deps, program.id, [applied[1].unlocks]);
     const events = await t.admin('GET', `/programs/${program.id}/webhook-events`);
     expect(events.find((e: { eventId: string }) => e.eventId === renewal.id)).toMatchObject({ outcome: 'recorded', reason: null, saleId: 2 });
     expect(await customerOfSale(t, 2)).toBe('user_42');

@@ -1,5 +1,5 @@
 import type { OutcomeReason, WebhookResult } from '../../api/index.js';
-import type { WebhookEventSummary } from '../../store/webhooks.js';
+import type { Unlocks, WebhookEventSummary } from '../../store/webhooks.js';
 import type { Deps } from '../deps.js';
 import { cachedProgram } from '../program-cache.js';
 import { escapeLoneSurrogates } from '../unicode.js';
@@ -32,11 +32,19 @@ export async function receiveStripeWebhook(deps: Deps, programId: number, rawBod
   return receiveEvent(deps, programId, event, rawBody.toString('utf8'));
 }
 
+/** Stages 2–5 of a verified delivery; `payload` is its text as stored. */
+async function receiveEvent(deps: Deps, programId: number, event: VerifiedEvent, payload: string): Promise<WebhookResult> {
+  const { result, unlocks } = await applyEvent(deps, programId, event, payload);
+  await reattribute(deps, programId, [unlocks]);
+  return result;
+}
+
 /**
- * Stages 2–5 of an event Stripe vouches for: a verified delivery, or an event read from Stripe's
- * API by a reconciliation (docs/stripe-reconciliation.md); `payload` is its text as stored.
+ * Stages 2–4 of an event Stripe vouches for: a verified delivery, or an event read from Stripe's
+ * API by a reconciliation (docs/stripe-reconciliation.md), which re-runs the waiting events of a
+ * whole page at once (stage 5). Answers the result and what its sale or link unlocks.
  */
-export async function receiveEvent(deps: Deps, programId: number, event: VerifiedEvent, payload: string): Promise<WebhookResult> {
+export async function applyEvent(deps: Deps, programId: number, event: VerifiedEvent, payload: string): Promise<{ result: WebhookResult; unlocks?: Unlocks }> {
   const delivery = {
     programId,
     // Stored and answered as well-formed text, so the event key matches on every redelivery (docs/webhooks.md#stored-once-per-event-id).
@@ -54,8 +62,7 @@ export async function receiveEvent(deps: Deps, programId: number, event: Verifie
     const rerun = await applyRerun(deps, delivery);
     if (rerun) ({ row, unlocks } = rerun);
   }
-  await reattribute(deps, programId, unlocks);
-  return resultOf(row, redelivery);
+  return { result: resultOf(row, redelivery), unlocks };
 }
 
 function resultOf(row: WebhookEventSummary, redelivery: boolean): WebhookResult {

@@ -9,7 +9,8 @@ import type { Deps } from '../deps.js';
 import { cachedProgram } from '../program-cache.js';
 import { escapeLoneSurrogates } from '../unicode.js';
 import { HANDLED_EVENT_TYPES } from './plan.js';
-import { receiveEvent } from './receive.js';
+import { applyEvent } from './receive.js';
+import { reattribute } from './rerun.js';
 import { parseEnvelope } from './schema.js';
 
 /*
@@ -110,16 +111,19 @@ async function reconcilePage(deps: Deps, programId: number, page: Stripe.Event[]
     report.recordedNow.push(...missing.map((event) => event.id));
     return;
   }
-  await Promise.all(
+  const unlocks = await Promise.all(
     missing.map(async (event) => {
       try {
-        const result = await receiveEvent(deps, programId, parseEnvelope(event), JSON.stringify(event));
+        const { result, unlocks } = await applyEvent(deps, programId, parseEnvelope(event), JSON.stringify(event));
         if (result.redelivery) report.alreadyRecorded.push(event.id); // another instance stored it meanwhile
         else if (result.outcome === 'recorded') report.recordedNow.push(event.id);
         else report.skipped.push({ eventId: event.id, outcome: result.outcome, reason: result.reason });
+        return unlocks;
       } catch (error) {
         report.failed.push({ eventId: event.id, error: error instanceof AppError ? error.message : 'internal error' });
+        return undefined;
       }
     }),
   );
+  await reattribute(deps, programId, unlocks);
 }

@@ -16,14 +16,18 @@ import { applyRerun } from './store-events.js';
  * repeated re-runs record each sale and refund once.
  */
 
-/** Re-runs the program's waiting events that the unlocks make decidable; each one recorded may unlock more. */
-export async function reattribute(deps: Deps, programId: number, unlocks: Unlocks | undefined): Promise<void> {
-  if (!unlocks) return;
-  const pending = await deps.store.read((sql) => webhooks.findDeferredEvents(sql, programId, unlocks));
+/**
+ * Re-runs the program's waiting events that the unlocks (of one event, or of a page of reconciled
+ * events) make decidable; each one recorded may unlock more.
+ */
+export async function reattribute(deps: Deps, programId: number, unlocks: ReadonlyArray<Unlocks | undefined>): Promise<void> {
+  const found = unlocks.filter((u): u is Unlocks => u !== undefined);
+  if (found.length === 0) return;
+  const pending = await deps.store.read((sql) => webhooks.findDeferredEvents(sql, programId, found));
   for (const { event_id: eventId, payload } of pending) {
     const planned = plannedFromPayload(payload, programId);
     const applied = planned && (await applyRerun(deps, { programId, eventId, planned }));
-    if (applied) await reattribute(deps, programId, applied.unlocks);
+    if (applied) await reattribute(deps, programId, [applied.unlocks]);
   }
 }
 
