@@ -214,6 +214,33 @@ describe('outbound webhooks: delivery', () => {
     expect(await t.count('sale_events')).toBe(3);
   });
 
+  test("a URL's user name and password arrive as basic authentication, not in the request line", async () => {
+    const t = await buildTestApp();
+    const program = await t.program();
+    const hooks = await receiver();
+    const endpoint = await ok(t, 'POST', `/api/programs/${program.id}/webhook-endpoints`, { url: hooks.url.replace('http://', 'http://shop%40acme:p%C3%A4ss@'), events: ['ping'] });
+    await ok(t, 'POST', `/api/webhook-endpoints/${endpoint.id}/test`);
+    await workerOf(t).runDue();
+    expect(hooks.received).toHaveLength(1);
+    expect(hooks.received[0].headers.authorization).toBe(`Basic ${Buffer.from('shop@acme:päss').toString('base64')}`);
+  });
+
+  test('the delivery log names the network error of an endpoint that resets or refuses the connection', async () => {
+    const t = await buildTestApp();
+    const program = await t.program();
+    const resetting = await receiver(() => 'reset');
+    const errors: Record<string, string> = {};
+    for (const url of [resetting.url, 'http://127.0.0.1:9/hooks']) {
+      const endpoint = await ok(t, 'POST', `/api/programs/${program.id}/webhook-endpoints`, { url, events: ['ping'] });
+      await ok(t, 'POST', `/api/webhook-endpoints/${endpoint.id}/test`);
+      await workerOf(t).runDue();
+      const [delivery] = await ok(t, 'GET', `/api/webhook-endpoints/${endpoint.id}/deliveries`);
+      expect(delivery).toMatchObject({ status: 'pending', attempts: 1 });
+      errors[url === resetting.url ? 'reset' : 'refused'] = delivery.lastAttempt.error;
+    }
+    expect(errors).toEqual({ reset: 'other side closed', refused: 'connect ECONNREFUSED 127.0.0.1:9' });
+  });
+
   test('redeliver sends an event again, also a failed one; an unknown event is 404', async () => {
     let fail = true;
     const { t, hooks, endpoint, worker } = await setUp(() => (fail ? 410 : 204));

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
 import * as outbox from '../../store/outbox.js';
 import type { AttemptRow, DeliveryRow, DeliveryUpdate, EndpointRow, MessageRow } from '../../store/outbox.js';
 import type { Deps } from '../deps.js';
@@ -108,7 +107,9 @@ export class DeliveryWorker {
   private unrecorded: Unrecorded = [];
   private recordTimer: NodeJS.Timeout | undefined;
   private readonly sends = new Set<Promise<void>>();
-  private readonly requests = new Set<http.ClientRequest>();
+  // One pool of kept-alive connections per endpoint origin, as many as its attempts in flight; no redirect is followed.
+  private readonly agent = new Agent({ connections: PER_ENDPOINT });
+  private readonly requests = new Set<AbortController>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
   private stopped = false;
@@ -243,41 +244,49 @@ export class DeliveryWorker {
     const secrets = [endpoint.secret];
     if (endpoint.previous_secret !== null && endpoint.previous_secret_until !== null && endpoint.previous_secret_until > at) secrets.push(endpoint.previous_secret);
     const url = new URL(endpoint.url);
-    const headers = {
+    const headers: Record<string, string> = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
       'webhook-id': message.ref,
       'webhook-timestamp': String(timestamp),
       'webhook-signature': signatureHeader(secrets, message.ref, timestamp, message.body),
-      'content-length': String(Buffer.byteLength(message.body)),
     };
-    return new Promise((resolve) => {
-      const request = (url.protocol === 'https:' ? https : http).request(url, { method: 'POST', headers, timeout: ATTEMPT_TIMEOUT_MS });
-      this.requests.add(request);
-      const deadline = setTimeout(() => request.destroy(new Error(`no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`)), ATTEMPT_TIMEOUT_MS);
-      const settle = (answer: { status: number | null; error: string | null; body: string | null }) => {
-        clearTimeout(deadline);
-        this.requests.delete(request);
-        resolve(answer);
-      };
-      request.on('error', (error) => settle({ status: null, error: error.message, body: null }));
-      request.on('response', (response) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const done = () => settle({ status: response.statusCode ?? null, error: null, body: Buffer.concat(chunks).subarray(0, RESPONSE_BYTES).toString('utf8') });
-        response.on('data', (chunk: Buffer) => {
-          if (size < RESPONSE_BYTES) chunks.push(chunk);
-          size += chunk.length;
-          if (size >= RESPONSE_BYTES) {
-            response.destroy();
-            done();
-          }
-        });
-        response.on('end', done);
-        response.on('error', done);
-      });
-      request.end(message.body);
+    if (url.username !== '' || url.password !== '') {
+      // The URL's credentials go as basic authentication, never in the request line (docs/outbound-webhooks.md#secrets).
+      headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+      url.username = '';
+      url.password = '';
+    }
+    const abort = new AbortController();
+    this.requests.add(abort);
+    const deadline = setTimeout(() => abort.abort(new Error(`no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`)), ATTEMPT_TIMEOUT_MS);
+    return this.send(url, headers, message.body, abort.signal).finally(() => {
+      clearTimeout(deadline);
+      this.requests.delete(abort);
     });
+  }
+
+  /** One POST through the worker's pool: the status and the first RESPONSE_BYTES of the answer, or the network error. */
+  private async send(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<{ status: number | null; error: string | null; body: string | null }> {
+    try {
+      const response = await request(url, { method: 'POST', headers, body, signal, dispatcher: this.agent });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      try {
+        for await (const chunk of response.body as AsyncIterable<Buffer>) {
+          chunks.push(chunk);
+          size += chunk.length;
+          if (size >= RESPONSE_BYTES) break;
+        }
+      } catch {
+        // An answer cut short keeps its status and what arrived of it.
+      }
+      if (size >= RESPONSE_BYTES) response.body.destroy();
+      return { status: response.statusCode, error: null, body: Buffer.concat(chunks).subarray(0, RESPONSE_BYTES).toString('utf8') };
+    } catch (error) {
+      // The system error with its address (connect ECONNREFUSED …), "other side closed", or the timeout.
+      return { status: null, error: error instanceof Error ? error.message : String(error), body: null };
+    }
   }
 
   /** Sends everything due now and waits until each attempt is recorded (tests, after moving the clock). */
@@ -297,8 +306,9 @@ export class DeliveryWorker {
     this.stopped = true;
     clearTimeout(this.timer);
     this.recordNow();
-    for (const request of this.requests) request.destroy(new Error('partnerkit is stopping'));
+    for (const abort of this.requests) abort.abort(new Error('partnerkit is stopping'));
     await this.running;
     await Promise.all(this.sends);
+    await this.agent.close();
   }
 }
