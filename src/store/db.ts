@@ -59,6 +59,11 @@ export interface Sql {
   /** The column that orders webhook_events rows of one instant by arrival. */
   readonly arrival: string;
   /**
+   * Runs `effect` once this transaction has committed, before the next one begins (writer only); a
+   * rollback drops it. Memory that mirrors the rows is kept in step this way (docs/outbound-webhooks.md#delivery).
+   */
+  afterCommit(effect: () => void): void;
+  /**
    * Runs `fn` with the rolled-up tables that may have pending rows (docs/rollups.md#pending-rows):
    * a report reads the pending rows of those tables alone. Every table whose pending rows a
    * statement of `fn` could see is among them; should that not be sure, `fn` runs again with more.

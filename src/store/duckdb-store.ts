@@ -103,12 +103,22 @@ class ConnectionSql implements Sql {
   private readonly prepared = new Map<string, { statement: DuckDBPreparedStatement; types: Array<DuckDBType | undefined> }>();
   private readonly checkedTables = new Set<string>();
   private readonly appenders = new Map<string, DuckDBAppender>();
+  private effects: Array<() => void> = [];
   constructor(
     readonly connection: DuckDBConnection,
     /** Which rows the rollups do not hold yet (docs/rollups.md#pending-rows): the store's, shared by its connections. */
     readonly pending: PendingRows,
     private readonly observe?: StatementObserver,
   ) {}
+
+  afterCommit(effect: () => void): void {
+    this.effects.push(effect);
+  }
+
+  /** The effects of the transaction that ended, for the store to run (committed) or drop (rolled back). */
+  takeEffects(): Array<() => void> {
+    return this.effects.splice(0);
+  }
 
   /**
    * Runs a statement; with parameters through a cached prepared statement, which saves the parse,
@@ -502,6 +512,7 @@ export class DuckDBStore implements Store {
       await this.writer.recordPending();
       await this.writer.run('COMMIT');
       this.writer.pending.commit();
+      for (const effect of this.writer.takeEffects()) effect();
       this.scheduleRollUp();
       return value;
     } catch (error) {
@@ -562,6 +573,7 @@ export class DuckDBStore implements Store {
 
   private async rollback(): Promise<void> {
     this.writer.pending.discard();
+    this.writer.takeEffects();
     try {
       await this.writer.connection.run('ROLLBACK');
     } catch {

@@ -108,12 +108,22 @@ const NONE_PENDING: ReadonlySet<string> = new Set();
 class ClientSql<C extends pg.ClientBase = pg.Client> implements Sql {
   /** webhook_events' serial column. */
   readonly arrival = 'seq';
+  private effects: Array<() => void> = [];
   constructor(
     readonly client: C,
     /** The process's writer id, which keys its rollup rows (docs/rollups.md#what-they-hold). */
     private readonly writerId: number,
     private readonly observe?: StatementObserver,
   ) {}
+
+  afterCommit(effect: () => void): void {
+    this.effects.push(effect);
+  }
+
+  /** The effects of the transaction that ended, for the store to run (committed) or drop (rolled back). */
+  takeEffects(): Array<() => void> {
+    return this.effects.splice(0);
+  }
 
   private async query(text: string, params: Params): Promise<pg.QueryResult> {
     const started = this.observe && performance.now();
@@ -421,9 +431,11 @@ export class PostgresStore implements Store {
         const value = await fn(writer);
         await this.releaseUnused();
         await writer.run('COMMIT');
+        for (const effect of writer.takeEffects()) effect();
         return value;
       } catch (error) {
         this.reserved = [];
+        writer?.takeEffects();
         if (writer) await this.rollback(writer);
         if (attempt < MAX_ATTEMPTS && RETRIED_CODES.has((error as { code?: string }).code ?? '')) {
           await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
