@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, onTestFinished, test, vi } from 'vitest';
-import { DeliveryWorker, RETRY_DELAYS_SECONDS } from '../../src/domain/outbound/worker.js';
+import { DEFAULT_WORKER_SETTINGS, DeliveryWorker, RETRY_DELAYS_SECONDS } from '../../src/domain/outbound/worker.js';
 import { ADMIN_TOKEN, buildTestApp, freezeDate, type ProgramFixture, type TestApp } from '../helpers/app.js';
 import { receiver, type Answer, type Received } from '../helpers/receiver.js';
 
@@ -162,6 +162,29 @@ describe('outbound webhooks: the events', () => {
 });
 
 describe('outbound webhooks: delivery', () => {
+  test('one process: a sale\'s events are sent as it commits, with no poll to find them; a shared database sends them at the next claim', async () => {
+    const t = await buildTestApp();
+    const program = await t.program({ holdDays: 0 });
+    const hooks = await receiver();
+    await ok(t, 'POST', `/api/programs/${program.id}/webhook-endpoints`, { url: hooks.url, events: ['sale.created'] });
+    const worker = new DeliveryWorker(t.deps, { ...DEFAULT_WORKER_SETTINGS, pollMs: 3_600_000 }).start();
+    onTestFinished(() => worker.stop());
+    await worker.runDue(); // the first poll, made at start: nothing due
+    await saleAfterLead(t, program, 'in_fresh');
+    if (t.store.shared) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(hooks.received).toHaveLength(0);
+      await worker.runDue();
+    }
+    await hooks.waitFor(1);
+    expect(hooks.events().map((e) => [e.type, e.data.transactionId])).toEqual([['sale.created', 'in_fresh']]);
+    await worker.runDue();
+    const [endpoint] = await ok(t, 'GET', `/api/programs/${program.id}/webhook-endpoints`);
+    const deliveries = await ok(t, 'GET', `/api/webhook-endpoints/${endpoint.id}/deliveries`);
+    expect(deliveries.map((d: { status: string; attempts: number }) => [d.status, d.attempts])).toEqual([['delivered', 1]]);
+    expect(hooks.received).toHaveLength(1);
+  });
+
   test('a failing endpoint is retried 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h later, then the delivery is failed', async () => {
     const { t, hooks, endpoint, worker } = await setUp(() => ({ status: 500, body: 'x'.repeat(2000) }), { events: ['ping'] });
     const { eventId } = await ok(t, 'POST', `/api/webhook-endpoints/${endpoint.id}/test`);

@@ -8,8 +8,8 @@ import { cacheLifetime, ForgetfulCache, perStore } from '../store-cache.js';
 /** An event a change causes: its program, type, mode and `data`, the object after the change (docs/outbound-webhooks.md#the-body). */
 export type OutboundEvent = { programId: number; type: EventType; livemode: boolean; data: unknown };
 
-/** What a program's enabled endpoints subscribe to: each endpoint's id and its types (null: every type). */
-type Subscriptions = ReadonlyArray<{ id: number; events: ReadonlySet<string> | null }>;
+/** What a program's enabled endpoints subscribe to: each endpoint and its types (null: every type). */
+type Subscriptions = ReadonlyArray<{ endpoint: outbox.EndpointRow; events: ReadonlySet<string> | null }>;
 
 // Every sale batch asks which endpoints of its programs want its events: the answer is remembered,
 // and forgotten when an endpoint changes (changingEndpoints) or, on a shared database, after a
@@ -22,15 +22,34 @@ async function subscriptions(store: Store, sql: Sql, programIds: number[]): Prom
     const rows = (await outbox.programEndpoints(sql, missing)).filter((e) => e.enabled);
     return missing.map((programId) => [
       programId,
-      rows.filter((e) => e.program_id === programId).map((e) => ({ id: e.id, events: e.events === null ? null : new Set(e.events.split(',')) })),
+      rows.filter((e) => e.program_id === programId).map((e) => ({ endpoint: e, events: e.events === null ? null : new Set(e.events.split(',')) })),
     ] as const);
   });
 }
 
 /** The endpoints of a program that take events of `type`. */
-async function subscribers(store: Store, sql: Sql, programId: number, type: EventType): Promise<number[]> {
+async function subscribers(store: Store, sql: Sql, programId: number, type: EventType): Promise<outbox.EndpointRow[]> {
   const subscribed = (await subscriptions(store, sql, [programId])).get(programId) ?? [];
-  return subscribed.filter((e) => type === 'ping' || e.events === null || e.events.has(type)).map((e) => e.id);
+  return subscribed.filter((e) => type === 'ping' || e.events === null || e.events.has(type)).map((e) => e.endpoint);
+}
+
+/** A delivery committed a moment ago, with what sending it takes. */
+export type FreshDelivery = { delivery: outbox.DeliveryRow; message: outbox.MessageRow; endpoint: outbox.EndpointRow };
+
+/** Who hears of fresh deliveries: the delivery worker of a database no other process writes. */
+const listenersOf = perStore(() => new Set<(fresh: FreshDelivery[]) => void>());
+
+/**
+ * Hands each delivery `emit` writes for a subscribed endpoint to `listener` once its transaction
+ * committed, so the worker sends it without looking for it (docs/outbound-webhooks.md#delivery).
+ * Answers the function that stops it. Only where this process alone writes the database: elsewhere
+ * another instance may claim the same delivery.
+ */
+export function onFreshDeliveries(store: Store, listener: (fresh: FreshDelivery[]) => void): () => void {
+  if (store.shared) return () => {};
+  const listeners = listenersOf(store);
+  listeners.add(listener);
+  return () => listeners.delete(listener);
 }
 
 /** Whether any endpoint of the program takes events of `type`: the caller then builds their data. */
@@ -73,26 +92,33 @@ export async function emit(
   only?: readonly number[],
 ): Promise<Array<{ ref: string; deliveries: number[] }>> {
   const now = clock.now();
-  const targeted: Array<{ event: OutboundEvent; targets: readonly number[] }> = [];
+  // The subscribed endpoints' rows come from the cache; `only` names endpoints by id (a test ping).
+  const targeted: Array<{ event: OutboundEvent; targets: readonly number[]; endpoints?: readonly outbox.EndpointRow[] }> = [];
   for (const event of events) {
-    const targets = only ?? (await subscribers(store, sql, event.programId, event.type));
-    if (targets.length > 0) targeted.push({ event, targets });
+    const endpoints = only ? undefined : await subscribers(store, sql, event.programId, event.type);
+    const targets = only ?? endpoints!.map((e) => e.id);
+    if (targets.length > 0) targeted.push({ event, targets, endpoints });
   }
   if (targeted.length === 0) return [];
   const deliveryCount = targeted.reduce((n, t) => n + t.targets.length, 0);
   const nextId = await store.idAllocator(sql, { outbox_messages: targeted.length, outbox_deliveries: deliveryCount });
   const messages: outbox.MessageRow[] = [];
   const deliveries: outbox.DeliveryRow[] = [];
-  const sent = targeted.map(({ event, targets }) => {
+  const fresh: FreshDelivery[] = [];
+  const sent = targeted.map(({ event, targets, endpoints }) => {
     const id = nextId('outbox_messages');
     const ref = randomToken('evt_', 16);
-    messages.push({ id, channel: 'webhook', program_id: event.programId, type: event.type, ref, body: body(ref, event, now), created_at: now });
+    const message: outbox.MessageRow = { id, channel: 'webhook', program_id: event.programId, type: event.type, ref, body: body(ref, event, now), created_at: now };
+    messages.push(message);
     const rows = deliveryRows(nextId, id, targets, now);
     deliveries.push(...rows);
+    if (endpoints) fresh.push(...rows.map((delivery, i) => ({ delivery, message, endpoint: endpoints[i] })));
     return { ref, deliveries: rows.map((d) => d.id) };
   });
   await outbox.appendMessages(sql, messages);
   await outbox.appendDeliveries(sql, deliveries);
+  const listeners = listenersOf(store);
+  if (fresh.length > 0 && listeners.size > 0) sql.afterCommit(() => listeners.forEach((listener) => listener(fresh)));
   return sent;
 }
 

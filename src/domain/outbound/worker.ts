@@ -7,7 +7,7 @@ import * as outbox from '../../store/outbox.js';
 import type { AttemptRow, DeliveryRow, DeliveryUpdate, EndpointRow, MessageRow } from '../../store/outbox.js';
 import type { Deps } from '../deps.js';
 import { batched, type BatchRun } from '../write-batcher.js';
-import { endpointsChanged } from './events.js';
+import { endpointsChanged, onFreshDeliveries, type FreshDelivery } from './events.js';
 import { signatureHeader } from './signing.js';
 import { notifyWebhookTrouble } from '../mail/notifications.js';
 
@@ -113,6 +113,7 @@ export class DeliveryWorker {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
   private stopped = false;
+  private stopListening = () => {};
 
   constructor(
     private readonly deps: Deps,
@@ -120,10 +121,24 @@ export class DeliveryWorker {
     private readonly channels: readonly OutboxChannel[] = [],
   ) {}
 
-  /** Starts polling. */
+  /** Starts polling, and sending each delivery committed from now on as soon as it is. */
   start(): this {
+    this.stopListening = onFreshDeliveries(this.deps.store, (fresh) => this.takeFresh(fresh));
     this.schedule(0);
     return this;
+  }
+
+  /**
+   * Sends deliveries handed over as their transaction committed: no claim needs to find them. One
+   * already held, or to an endpoint with its attempts all in flight, is left for a claim.
+   */
+  private takeFresh(fresh: readonly FreshDelivery[]): void {
+    if (this.stopped) return;
+    for (const { delivery, message, endpoint } of fresh) {
+      if (this.held.has(delivery.id) || (this.inFlight.get(endpoint.id) ?? 0) >= PER_ENDPOINT) continue;
+      this.held.add(delivery.id);
+      this.startSend(delivery, message, endpoint);
+    }
   }
 
   private schedule(ms: number): void {
@@ -159,7 +174,8 @@ export class DeliveryWorker {
     const others = (await Promise.all(this.channels.map((c) => c.claim(base, claimIn)))).flat();
     for (const { id, sent } of others) this.hold(id, sent.catch(() => undefined)); // not recorded: due again (after its lease, where there is one)
     const busyTargets = [...this.inFlight].filter(([, n]) => n >= PER_ENDPOINT).map(([id]) => id);
-    const deliveries = await claimIn({ ...base, limit: CLAIM_LIMIT, channel: 'webhook', busyTargets });
+    // Deliveries handed over fresh while the claim ran are this worker's already.
+    const deliveries = (await claimIn({ ...base, limit: CLAIM_LIMIT, channel: 'webhook', busyTargets })).filter((d) => !this.held.has(d.id));
     if (deliveries.length === 0) return others.length;
     for (const delivery of deliveries) this.held.add(delivery.id);
     const { messages, endpoints } = await store.read(async (sql) => ({
@@ -304,6 +320,7 @@ export class DeliveryWorker {
    */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopListening();
     clearTimeout(this.timer);
     this.recordNow();
     for (const abort of this.requests) abort.abort(new Error('partnerkit is stopping'));
