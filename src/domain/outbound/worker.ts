@@ -35,9 +35,11 @@ const PER_ENDPOINT = 32;
 const CLAIM_LIMIT = 256;
 /**
  * How long a finished attempt waits to be recorded with the others that finish meanwhile: one
- * transaction for many, so the deliveries take the store's writer from the sales as little as may be.
+ * transaction a second for all of them, so the deliveries take the store's one writer from the
+ * sales as little as may be (docs/outbound-webhooks.md#delivery); RECORD_AT_MOST are recorded at once.
  */
-const RECORD_EVERY_MS = 100;
+const RECORD_EVERY_MS = 1000;
+const RECORD_AT_MOST = 4096;
 
 /**
  * Another kind of outbox message this loop delivers (mail: docs/mail.md#delivery): at each claim it
@@ -219,11 +221,11 @@ export class DeliveryWorker {
     this.sends.add(send);
   }
 
-  /** Records an attempt with the others finished within RECORD_EVERY_MS (or a claim's worth, sooner). */
+  /** Records an attempt with the others finished within RECORD_EVERY_MS (or RECORD_AT_MOST of them, sooner). */
   private recordSoon(result: Result): Promise<undefined> {
     return new Promise((recorded) => {
       this.unrecorded.push({ result, recorded });
-      if (this.unrecorded.length >= CLAIM_LIMIT) this.recordNow();
+      if (this.unrecorded.length >= RECORD_AT_MOST) this.recordNow();
       else this.recordTimer ??= setTimeout(() => this.recordNow(), RECORD_EVERY_MS);
     });
   }
@@ -311,6 +313,7 @@ export class DeliveryWorker {
       const inFlight = this.sends.size; // a claim made while attempts were in flight may have skipped their busy endpoints
       if ((await this.claimOnce()) === 0 && inFlight === 0) return;
       await Promise.race([...this.sends, new Promise((r) => setTimeout(r, 5))]);
+      if (this.unrecorded.length > 0) this.recordNow(); // what is sent is recorded before runDue answers, without the wait
     }
   }
 
