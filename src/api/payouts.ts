@@ -61,8 +61,14 @@ export const payoutSchema = z.object({
 export const programPartnerSchema = z.object({
   partnerId: z.int(),
   name: z.string(),
+  email: z.string(),
   refCode: z.string(),
   status: z.enum(['active', 'inactive']).describe('The enrollment: an inactive one keeps its history'),
+  enrolledAt: instant,
+});
+
+export const programPartnersQuerySchema = z.object({
+  q: z.string().trim().min(1).max(255).optional().describe("Only partners whose name or e-mail contains this, in any case"),
 });
 
 export const payoutPreviewSchema = z.object({
@@ -98,6 +104,7 @@ export type ApproveCommissionsRequest = z.input<typeof approveCommissionsRequest
 export type RejectCommissionsRequest = z.input<typeof rejectCommissionsRequestSchema>;
 export type Payout = z.output<typeof payoutSchema>;
 export type ProgramPartner = z.output<typeof programPartnerSchema>;
+export type ProgramPartnersQuery = z.input<typeof programPartnersQuerySchema>;
 export type PayoutPreview = z.output<typeof payoutPreviewSchema>;
 export type PayoutBatch = z.output<typeof payoutBatchSchema>;
 export type PayoutsQuery = z.input<typeof payoutsQuerySchema>;
