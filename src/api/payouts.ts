@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { COMMISSION_STATUSES, EXPORT_FORMATS, PAYOUT_STATUSES } from './constants.js';
+import { COMMISSION_STATUSES, EXPORT_FORMATS, PAYOUT_METHODS, PAYOUT_STATUSES } from './constants.js';
 import { CURRENCIES } from './tracking.js';
 import { id, instant, pageQuery, pathId } from './common.js';
 
@@ -62,6 +62,7 @@ export const programPartnerSchema = z.object({
   partnerId: z.int(),
   name: z.string(),
   email: z.string(),
+  payoutMethod: z.enum(PAYOUT_METHODS).nullable().describe("How the partner is paid: which payout files (PayPal, Wise) take their payouts"),
   refCode: z.string(),
   status: z.enum(['active', 'inactive']).describe('The enrollment: an inactive one keeps its history'),
   enrolledAt: instant,

@@ -12,7 +12,7 @@ export async function listProgramPartners({ store }: Deps, viewer: Viewer, progr
   return store.read(async (sql) => {
     await viewedProgram(store, sql, viewer, programId);
     return (await programPartners(sql, programId, q)).map((e) => ({
-      partnerId: e.partner_id, name: e.name, email: e.email, refCode: e.ref_code, status: e.status, enrolledAt: e.created_at.toISOString(),
+      partnerId: e.partner_id, name: e.name, email: e.email, payoutMethod: e.payout_method, refCode: e.ref_code, status: e.status, enrolledAt: e.created_at.toISOString(),
     }));
   });
 }

@@ -100,9 +100,9 @@ export async function deletePartnerSession(sql: Sql, tokenHash: string): Promise
  * A program's enrollments with their partners' names and e-mails, by partner id; with `q`, only
  * those whose name or e-mail contains it in any case (strpos, so % and _ are plain characters).
  */
-export function programPartners(sql: Sql, programId: number, q?: string): Promise<Array<PartnerProgramRow & { name: string; email: string }>> {
+export function programPartners(sql: Sql, programId: number, q?: string): Promise<Array<PartnerProgramRow & Pick<PartnerRow, 'name' | 'email' | 'payout_method'>>> {
   return sql.all(
-    `SELECT e.*, pa.name, pa.email FROM partner_programs e JOIN partners pa ON pa.id = e.partner_id
+    `SELECT e.*, pa.name, pa.email, pa.payout_method FROM partner_programs e JOIN partners pa ON pa.id = e.partner_id
      WHERE e.program_id = $1 AND ($2::VARCHAR IS NULL OR strpos(lower(pa.name), $2) > 0 OR strpos(pa.email, $2) > 0)
      ORDER BY e.partner_id`,
     [programId, q === undefined ? null : q.toLowerCase()],

@@ -776,12 +776,12 @@ describe("the program's partners", () => {
     const enrollment = await t.enroll(program.id, ada.id);
     const token = await memberToken(t, program.id);
     const expected = [
-      { partnerId: program.partnerId, name: 'Partner', email: 'partner1@example.com', refCode: program.refCode, status: 'active', enrolledAt: T0 },
-      { partnerId: ada.id, name: 'Ada Lovelace', email: ada.email, refCode: enrollment.refCode, status: 'active', enrolledAt: T0 },
+      { partnerId: program.partnerId, name: 'Partner', email: 'partner1@example.com', payoutMethod: null, refCode: program.refCode, status: 'active', enrolledAt: T0 },
+      { partnerId: ada.id, name: 'Ada Lovelace', email: ada.email, payoutMethod: null, refCode: enrollment.refCode, status: 'active', enrolledAt: T0 },
     ];
     expect(await ok(t, 'GET', `/api/programs/${program.id}/partners`, undefined, token)).toEqual(expected);
     expect(await ok(t, 'GET', `/api/programs/${other.id}/partners`)).toEqual([
-      { partnerId: other.partnerId, name: 'Partner', email: 'partner2@example.com', refCode: other.refCode, status: 'active', enrolledAt: T0 },
+      { partnerId: other.partnerId, name: 'Partner', email: 'partner2@example.com', payoutMethod: null, refCode: other.refCode, status: 'active', enrolledAt: T0 },
     ]);
     expect(await call(t, 'GET', '/api/programs/99/partners')).toMatchObject({ status: 404, body: platformError(404, 'NotFoundError', 'not_found', 'Program 99 not found') });
     // The SDK's call answers the same list.

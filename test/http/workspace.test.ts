@@ -113,7 +113,7 @@ describe('the partners of a program', () => {
     expect(await names('partner')).toEqual(['Partner']);
     const all = await call(t, 'GET', `/api/programs/${program.id}/partners`, undefined, token);
     expect(all.body[0]).toEqual({
-      partnerId: program.partnerId, name: 'Partner', email: 'partner1@example.com', refCode: program.refCode, status: 'active', enrolledAt: expect.any(String),
+      partnerId: program.partnerId, name: 'Partner', email: 'partner1@example.com', payoutMethod: null, refCode: program.refCode, status: 'active', enrolledAt: expect.any(String),
     });
   });
 
