@@ -17,7 +17,7 @@ const WAIT_REASONS: Record<PayoutPreview['waiting'][number]['reason'], string> =
 const partnerName = (names: Map<number, string>) => (id: number) => `${names.get(id) ?? 'Partner'} (#${id})`;
 
 /**
- * The commission list of the dashboard's Commissions (docs/pages.md#the-dashboard), or of one
+ * The commission list of the dashboard's Commissions (docs/pages.md#commissions), or of one
  * partner on its page: filtered by a status, paged, each pending one approved or rejected, several
  * together, through the API calls of the CLI's commission commands.
  */
@@ -121,7 +121,7 @@ export async function commissionsPanel(view: View, commissions: HTMLElement, par
 }
 
 /**
- * The dashboard's Payouts (docs/pages.md#the-dashboard): what is due, creating payouts, the program's
+ * The dashboard's Payouts (docs/pages.md#payouts): what is due, creating payouts, the program's
  * payouts with their steps and the batches' files, through the API calls of the CLI's payout commands.
  */
 export async function payoutsPanel(view: View, payouts: HTMLElement): Promise<void> {

@@ -3,7 +3,7 @@ import { applicationsSection } from './applications.js';
 import { h, show, table } from './dom.js';
 import { formatCents, formatCount, formatInstant, formatMoney, formatPercent } from './format.js';
 import { commissionsPanel } from './money.js';
-import { link, panels, type Panel, type View } from './nav.js';
+import { link, type Panel, type View } from './nav.js';
 import { reportCurrency } from './overview.js';
 import { reportQuery } from './period.js';
 import { codesSection } from './review.js';

@@ -120,13 +120,11 @@ async function fraudRules(view: View, into: HTMLElement): Promise<void> {
       'div',
       { class: 'rules' },
       ...RULES.map(([rule, label]) =>
-        select(label, FRAUD_MODES.map((m) => ({ value: m, label: MODES[m] })), current[rule], async (mode) => {
-          try {
-            await client.workspace.updateSettings(view.programId, { fraudRules: { [rule]: mode as FraudMode } });
-            say(said, `${label.split(' (')[0]}: ${MODES[mode as FraudMode].toLowerCase()}.`);
-          } catch (error) {
-            view.shell.fail(error, said);
-          }
+        select(label, FRAUD_MODES.map((m) => ({ value: m, label: MODES[m] })), current[rule], (mode) => {
+          client.workspace.updateSettings(view.programId, { fraudRules: { [rule]: mode as FraudMode } }).then(
+            () => say(said, `${label.split(' (')[0]}: ${MODES[mode as FraudMode].toLowerCase()}.`),
+            (error) => view.shell.fail(error, said),
+          );
         }, `fraud-${rule}`),
       ),
     ),
