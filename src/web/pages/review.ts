@@ -31,7 +31,7 @@ export function reviewSection(shell: Shell, section: HTMLElement, programId: num
         await client.fraud[verb](programId, { commissionIds: [commissionId], reason: answer.reason || undefined });
         await load();
         say(status, `Commission ${commissionId} ${verb === 'release' ? 'released: pending until its hold date' : 'rejected'}.`);
-      }), { class: verb === 'reject' ? 'secondary' : undefined, 'aria-label': `${verb === 'release' ? 'Release' : 'Reject'} commission ${commissionId}` });
+      }), { class: verb === 'reject' ? 'secondary' : undefined, 'aria-label': `${verb === 'release' ? 'Release' : 'Reject'} held commission ${commissionId}` });
     const held = [...new Map(events.map((e) => [e.commissionId, e])).values()];
     show(
       list,
