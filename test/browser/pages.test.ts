@@ -552,18 +552,22 @@ describe('the dashboard sections', () => {
       expect(await page.$$eval('#partner-list tbody tr .name', (names) => names.map((n) => n.textContent))).toEqual(partners.map((p) => p.name));
       // A mark on the window survives moves inside the page, and only those.
       await page.evaluate(() => Object.assign(window, { __samePage: true }));
+      await page.selectOption('#period', '7d');
+      await expect.poll(() => page.url()).toBe(`${url}/dashboard/partners?program=1&period=7d`);
       await page.getByRole('link', { name: 'Payouts' }).click();
-      await expect.poll(() => page.url()).toBe(`${url}/dashboard/payouts?program=1&period=30d`);
+      await expect.poll(() => page.url()).toBe(`${url}/dashboard/payouts?program=1&period=7d`);
       await page.locator('#payout-preview').waitFor();
       expect(await page.locator('nav.sections [aria-current=page]').textContent()).toBe('Payouts');
       expect(await page.title()).toBe('Payouts · Demo program (seed 42) · partnerkit dashboard');
-      await page.selectOption('#period', '7d');
-      await expect.poll(() => page.url()).toBe(`${url}/dashboard/payouts?program=1&period=7d`);
+      // Payouts do not depend on the period: no picker, but its links keep it.
+      expect(await page.locator('#period').count()).toBe(0);
       await page.goBack();
-      await expect.poll(() => page.url()).toBe(`${url}/dashboard/payouts?program=1&period=30d`);
+      await expect.poll(() => page.url()).toBe(`${url}/dashboard/partners?program=1&period=7d`);
       await page.goBack();
       await expect.poll(() => page.url()).toBe(`${url}/dashboard/partners?program=1&period=30d`);
+      await expect.poll(() => page.locator('#period').inputValue()).toBe('30d');
       await page.locator('#partner-list tbody tr').first().waitFor();
+      await page.goForward();
       await page.goForward();
       await page.locator('#payout-preview').waitFor();
       expect(await page.evaluate(() => (window as unknown as { __samePage?: boolean }).__samePage)).toBe(true);

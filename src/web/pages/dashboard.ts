@@ -30,8 +30,8 @@ const ofPanels = (list: readonly Panel[]): Section['render'] => async (view, int
  * Groups of Partners, a preview under Commissions) is one entry in that section's panel list.
  */
 export const SECTIONS: readonly Section[] = [
-  { path: 'overview', label: 'Overview', render: overview },
-  { path: 'partners', label: 'Partners', render: async (view, into, rest) => (rest[0] ? partnerPage(view, into, Number(rest[0])) : show(into, ...panels(view, PARTNER_PANELS))) },
+  { path: 'overview', label: 'Overview', period: true, render: overview },
+  { path: 'partners', label: 'Partners', period: true, render: async (view, into, rest) => (rest[0] ? partnerPage(view, into, Number(rest[0])) : show(into, ...panels(view, PARTNER_PANELS))) },
   { path: 'commissions', label: 'Commissions', render: ofPanels(COMMISSION_PANELS) },
   { path: 'payouts', label: 'Payouts', render: ofPanels([{ id: 'payouts', render: (view, into) => payoutsPanel(view, into) }]) },
   { path: 'webhooks', label: 'Webhooks', render: ofPanels([{ id: 'webhooks', render: (view, into) => webhooksSection(view.shell, into, view.programId) }]) },
@@ -112,7 +112,7 @@ async function route(shell: Shell, me: Me, now: () => Date, draw: (focus: boolea
       { class: 'sections', 'aria-label': 'Sections' },
       h('ul', {}, ...SECTIONS.map((s) => h('li', {}, link(view, view.href(s.path), s.label)))),
     ),
-    h('nav', { class: 'controls', 'aria-label': 'Period' }, periodPicker(choice, (next: PeriodChoice) => navigate(periodToQuery(next)))),
+    section.period && h('nav', { class: 'controls', 'aria-label': 'Period' }, periodPicker(choice, (next: PeriodChoice) => navigate(periodToQuery(next)))),
     body,
   );
   for (const a of shell.root.querySelectorAll<HTMLAnchorElement>('nav.sections a')) {

@@ -27,6 +27,8 @@ export type View = {
 export type Section = {
   path: string;
   label: string;
+  /** Whether its numbers depend on the period: only then does it show the period picker (the period stays in the URL either way). */
+  period?: boolean;
   /** Draws the section into `into`; `rest` is the path after the section's (a partner's id). */
   render: (view: View, into: HTMLElement, rest: string[]) => Promise<void>;
 };
