@@ -40,7 +40,7 @@ async function programSettings(view: View, into: HTMLElement): Promise<void> {
     const commissionType = h('select', { id: 'setting-commission-type', name: 'commissionType' },
       h('option', { value: 'percent', selected: percent }, 'Percent of each sale'), h('option', { value: 'flat', selected: !percent }, 'Flat amount per sale, in cents'));
     const commission = h('input', { type: 'number', id: 'setting-commission', name: 'commission', min: 0, step: 'any', value: before });
-    const window = number('setting-window', p.attributionWindowDays, 1);
+    const attribution = number('setting-window', p.attributionWindowDays, 1);
     const hold = number('setting-hold', p.holdDays);
     const approval = h('select', { id: 'setting-approval', name: 'approval' }, ...APPROVAL_MODES.map((m) => h('option', { value: m, selected: p.approval === m }, m === 'auto' ? 'Automatic, when the hold ends' : 'Manual review')));
     const minimum = number('setting-minimum', p.minPayoutCents);
@@ -55,7 +55,7 @@ async function programSettings(view: View, into: HTMLElement): Promise<void> {
         if (commissionType.value === 'percent') body.commissionPercent = amount;
         else body.commissionFlatCents = amount;
       }
-      if (Number(window.value) !== p.attributionWindowDays) body.attributionWindowDays = Number(window.value);
+      if (Number(attribution.value) !== p.attributionWindowDays) body.attributionWindowDays = Number(attribution.value);
       if (Number(hold.value) !== p.holdDays) body.holdDays = Number(hold.value);
       if (approval.value !== p.approval) body.approval = approval.value as ProgramSettings['approval'];
       if (Number(minimum.value) !== p.minPayoutCents) body.minPayoutCents = Number(minimum.value);
@@ -88,7 +88,7 @@ async function programSettings(view: View, into: HTMLElement): Promise<void> {
       },
       field('Program name', name),
       h('div', { class: 'pair' }, field('Commission', commissionType), field('Amount', commission)),
-      field('Attribution window, days', window),
+      field('Attribution window, days', attribution),
       field('Hold, days', hold, 'A commission waits this long before it can be approved or paid.'),
       field('Approval', approval),
       field('Minimum payout, cents', minimum),
