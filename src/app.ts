@@ -73,6 +73,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
     load: async () => (await import('./http/routes/applications.js')).applicationRoutes,
   },
   { name: 'mail', paths: ['/mail/'], load: async () => (await import('./http/routes/mail.js')).mailRoutes },
+  { name: 'workspace', paths: ['/api/programs/'], load: async () => (await import('./http/routes/workspace.js')).workspaceRoutes },
   { name: 'exports', paths: ['/api/programs/'], load: async () => (await import('./http/routes/exports.js')).exportRoutes },
   { name: 'sessions', paths: ['/api/me', '/api/session'], publicEdge: true, load: async () => (await import('./http/routes/sessions.js')).sessionRoutes },
   { name: 'portal', paths: ['/api/portal/'], load: async () => (await import('./http/routes/portal.js')).portalRoutes },

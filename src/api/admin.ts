@@ -78,6 +78,15 @@ export const updateProgramRequestSchema = z
   .intersection(z.object(programSettings).partial(), commissionInput)
   .refine(someField, NOTHING_TO_CHANGE);
 
+/**
+ * What a member may change from the dashboard's Settings (docs/api.md#workspace-settings): every
+ * setting of update but the Stripe API key, a credential that stays with the admin.
+ */
+const { stripeApiKey: _adminOnly, ...memberSettings } = programSettings;
+export const updateSettingsRequestSchema = z
+  .intersection(z.object(memberSettings).partial(), commissionInput)
+  .refine(someField, NOTHING_TO_CHANGE);
+
 export const productRuleRequestSchema = z
   .intersection(z.object({ productId: z.string().min(1).max(255) }), commissionInput)
   .refine((b) => b.commissionPercent !== undefined || b.commissionFlatCents !== undefined, {
@@ -151,6 +160,9 @@ export const programSchema = z.object({
   autoApprove: z.boolean(),
 });
 
+/** A program as its members read it: without the Stripe webhook signing secret, which stays with the admin. */
+export const programSettingsSchema = programSchema.omit({ webhookSecret: true });
+
 export const createdProgramSchema = programSchema.extend({
   apiKey: z.string().describe('The live API key, shown only here'),
   testApiKey: z.string().describe('The test API key, shown only here'),
@@ -179,6 +191,8 @@ export const partnerSchema = z.object({
 });
 export const enrollmentSchema = z.object({ id: z.int(), programId: z.int(), partnerId: z.int(), refCode: z.string(), createdAt: instant });
 export const membershipSchema = z.object({ userId: z.int(), programId: z.int(), status: z.enum(['active', 'inactive']) });
+/** A workspace member as the Settings list shows one. */
+export const memberSchema = z.object({ userId: z.int(), email: z.string(), status: z.enum(['active', 'inactive']), createdAt: instant, updatedAt: instant });
 /** A session: its token (shown only here) and when it ends. */
 export const exchangedSessionSchema = z.object({ token: z.string().describe('Shown only here'), expiresAt: instant });
 /** A new session for scripts, and a one-time code for a sign-in link that opens another one ending at the same time. */
@@ -204,6 +218,9 @@ export type RevokeSessionsRequest = z.input<typeof revokeSessionsRequestSchema>;
 export type CommissionTerms = z.output<typeof commissionTermsSchema>;
 export type ProductRule = z.output<typeof productRuleSchema>;
 export type Program = z.output<typeof programSchema>;
+export type ProgramSettings = z.output<typeof programSettingsSchema>;
+export type UpdateSettingsRequest = z.input<typeof updateSettingsRequestSchema>;
+export type Member = z.output<typeof memberSchema>;
 export type CreatedProgram = z.output<typeof createdProgramSchema>;
 export type ApiKey = z.output<typeof apiKeySchema>;
 export type CreatedApiKey = z.output<typeof createdApiKeySchema>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { COMMISSION_STATUSES, EXPORT_FORMATS, PAYOUT_STATUSES } from './constants.js';
+import { COMMISSION_STATUSES, EXPORT_FORMATS, PAYOUT_METHODS, PAYOUT_STATUSES } from './constants.js';
 import { CURRENCIES } from './tracking.js';
 import { id, instant, pageQuery, pathId } from './common.js';
 
@@ -61,8 +61,15 @@ export const payoutSchema = z.object({
 export const programPartnerSchema = z.object({
   partnerId: z.int(),
   name: z.string(),
+  email: z.string(),
+  payoutMethod: z.enum(PAYOUT_METHODS).nullable().describe("How the partner is paid: which payout files (PayPal, Wise) take their payouts"),
   refCode: z.string(),
   status: z.enum(['active', 'inactive']).describe('The enrollment: an inactive one keeps its history'),
+  enrolledAt: instant,
+});
+
+export const programPartnersQuerySchema = z.object({
+  q: z.string().trim().min(1).max(255).optional().describe("Only partners whose name or e-mail contains this, in any case"),
 });
 
 export const payoutPreviewSchema = z.object({
@@ -98,6 +105,7 @@ export type ApproveCommissionsRequest = z.input<typeof approveCommissionsRequest
 export type RejectCommissionsRequest = z.input<typeof rejectCommissionsRequestSchema>;
 export type Payout = z.output<typeof payoutSchema>;
 export type ProgramPartner = z.output<typeof programPartnerSchema>;
+export type ProgramPartnersQuery = z.input<typeof programPartnersQuerySchema>;
 export type PayoutPreview = z.output<typeof payoutPreviewSchema>;
 export type PayoutBatch = z.output<typeof payoutBatchSchema>;
 export type PayoutsQuery = z.input<typeof payoutsQuerySchema>;

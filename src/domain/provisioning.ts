@@ -1,4 +1,4 @@
-import type { ApiKey, CommissionTerms, Enrollment, FraudRulesInput, Partner, Program, ProductRule } from '../api/index.js';
+import type { ApiKey, CommissionInput, CommissionTerms, Enrollment, FraudRulesInput, Partner, Program, ProductRule } from '../api/index.js';
 import { AppError } from '../errors.js';
 import * as keys from '../store/api-keys.js';
 import type { ApiKeyMode, ApiKeyRow } from '../store/api-keys.js';
@@ -15,6 +15,7 @@ import { changingProgram, programNotFound } from './program-cache.js';
 import { endSessionsOf, issueSignIn } from './sessions.js';
 import type { Deps } from './deps.js';
 import { emit } from './outbound/events.js';
+import { percentToBasisPoints } from './commission.js';
 import { fraudRulesView, storedFraudRules } from './fraud.js';
 import { randomCode, randomToken, sha256 } from './secrets.js';
 
@@ -49,6 +50,13 @@ function ruleView(r: ProductRuleRow): ProductRule {
 
 function keyView(k: ApiKeyRow): ApiKey {
   return { id: k.id, programId: k.program_id, mode: k.mode, prefix: k.prefix, status: k.status, createdAt: k.created_at.toISOString() };
+}
+
+/** The commission rule a request names: a flat amount or a percentage, else `fallbackPercent`, else none. */
+export function commissionRuleFrom(input: CommissionInput, fallbackPercent?: number): CommissionRule | undefined {
+  if (input.commissionFlatCents !== undefined) return { type: 'flat', value: input.commissionFlatCents };
+  const percent = input.commissionPercent ?? fallbackPercent;
+  return percent === undefined ? undefined : { type: 'percent', value: percentToBasisPoints(percent) };
 }
 
 export type NewProgram = {

@@ -2,7 +2,7 @@ import type {
   ApiKey, ApproveCommissionsRequest, ClickRequest, ClickResult, Commission, CommissionStatus, CreateApiKeyRequest, CreatedApiKey, CreatedProgram,
   CreateCodeRequest, CreatePartnerRequest, CreatePartnerSessionRequest, CreateProgramRequest, CreateSessionRequest, DataExportQuery, DemoProgress, DemoRequest, DemoResult, DemoStreamLine, EnrollPartnerRequest,
   EmailLinkAccepted, EmailLinkRequest, Enrollment, ExchangedSession, ExportFormat, Health, LeadRequest, LeadResult, LiveSaleResult, Me, MemberRequest, Membership, Partner, PartnerLinks, PartnerReport, PartnerSession,
-  Payout, PayoutBatch, PayoutPreview, PayoutStatus, ProgramPartner, Page, PerformanceQuery, PerformanceReport, PortalCommissions, PortalCommissionsQuery, PortalMe, PortalPayouts,
+  Payout, PayoutBatch, PayoutPreview, PayoutStatus, ProgramPartner, ProgramPartnersQuery, ProgramSettings, UpdateSettingsRequest, Member, Page, PerformanceQuery, PerformanceReport, PortalCommissions, PortalCommissionsQuery, PortalMe, PortalPayouts,
   PortalPerformance, ProductRule, ProductRuleRequest, Program, RefundRequest,
   RefundResult, RejectCommissionsRequest, RetiredApiKey, RevokedSessions, RevokeSessionsRequest, SaleRequest, SaleResult, Session, SkipReason,
   UpdatePartnerRequest, UpdateProgramRequest, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
@@ -305,8 +305,30 @@ export class PartnerkitClient {
 
   /** A program's partners (a member's session token or the admin token). */
   readonly programPartners = {
-    /** GET /api/programs/:programId/partners: names for the partner ids of commissions and payouts. */
-    list: (programId: number) => this.get<ProgramPartner[]>(`/api/programs/${programId}/partners`),
+    /** GET /api/programs/:programId/partners: names for the partner ids of commissions and payouts; `q` searches names and e-mails. */
+    list: (programId: number, query: ProgramPartnersQuery = {}) => this.get<ProgramPartner[]>(withQuery(`/api/programs/${programId}/partners`, query)),
+    /** GET /api/programs/:programId/partners/:partnerId: a partner's referral code and links. */
+    links: (programId: number, partnerId: number) => this.get<PartnerLinks>(`/api/programs/${programId}/partners/${partnerId}`),
+  };
+
+  /** A program's settings, API keys and members (a member's session token or the admin token; docs/api.md#workspace-settings). */
+  readonly workspace = {
+    /** GET /api/programs/:programId/settings */
+    settings: (programId: number) => this.get<ProgramSettings>(`/api/programs/${programId}/settings`),
+    /** PATCH /api/programs/:programId/settings: the settings named change. */
+    updateSettings: (programId: number, body: UpdateSettingsRequest) => this.patch<ProgramSettings>(`/api/programs/${programId}/settings`, body),
+    /** GET /api/programs/:programId/keys */
+    keys: (programId: number) => this.get<ApiKey[]>(`/api/programs/${programId}/keys`),
+    /** POST /api/programs/:programId/keys: the key is in this answer only. */
+    createKey: (programId: number, body: CreateApiKeyRequest = {}) => this.post<CreatedApiKey>(`/api/programs/${programId}/keys`, body),
+    /** POST /api/programs/:programId/keys/:keyId/retire */
+    retireKey: (programId: number, keyId: number) => this.post<RetiredApiKey>(`/api/programs/${programId}/keys/${keyId}/retire`),
+    /** GET /api/programs/:programId/members */
+    members: (programId: number) => this.get<Member[]>(`/api/programs/${programId}/members`),
+    /** POST /api/programs/:programId/members */
+    addMember: (programId: number, body: MemberRequest) => this.post<Membership>(`/api/programs/${programId}/members`, body),
+    /** POST /api/programs/:programId/members/remove: every session of the user ends. */
+    removeMember: (programId: number, body: MemberRequest) => this.post<Membership>(`/api/programs/${programId}/members/remove`, body),
   };
 
   /** Payouts (a member's session token or the admin token). */

@@ -56,3 +56,11 @@ export function memberPrograms(sql: Sql, userId: number): Promise<Array<{ id: nu
     [userId],
   );
 }
+
+/** A program's members, active or not, with their e-mails, by e-mail. */
+export function programMembers(sql: Sql, programId: number): Promise<Array<MemberRow & { email: string }>> {
+  return sql.all(
+    `SELECT m.*, u.email FROM workspace_members m JOIN users u ON u.id = m.user_id WHERE m.program_id = $1 ORDER BY u.email`,
+    [programId],
+  );
+}

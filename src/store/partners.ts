@@ -96,11 +96,16 @@ export async function deletePartnerSession(sql: Sql, tokenHash: string): Promise
   await sql.run('DELETE FROM partner_sessions WHERE token_hash = $1', [tokenHash]);
 }
 
-/** A program's enrollments with their partners' names, by partner id. */
-export function programPartners(sql: Sql, programId: number): Promise<Array<PartnerProgramRow & { name: string }>> {
+/**
+ * A program's enrollments with their partners' names and e-mails, by partner id; with `q`, only
+ * those whose name or e-mail contains it in any case (strpos, so % and _ are plain characters).
+ */
+export function programPartners(sql: Sql, programId: number, q?: string): Promise<Array<PartnerProgramRow & Pick<PartnerRow, 'name' | 'email' | 'payout_method'>>> {
   return sql.all(
-    `SELECT e.*, pa.name FROM partner_programs e JOIN partners pa ON pa.id = e.partner_id WHERE e.program_id = $1 ORDER BY e.partner_id`,
-    [programId],
+    `SELECT e.*, pa.name, pa.email, pa.payout_method FROM partner_programs e JOIN partners pa ON pa.id = e.partner_id
+     WHERE e.program_id = $1 AND ($2::VARCHAR IS NULL OR strpos(lower(pa.name), $2) > 0 OR strpos(pa.email, $2) > 0)
+     ORDER BY e.partner_id`,
+    [programId, q === undefined ? null : q.toLowerCase()],
   );
 }
 

@@ -93,8 +93,9 @@ afterAll(async () => {
  * test. `stored` puts a token in the tab's sessionStorage before the page loads (a session the tab
  * already holds).
  */
-async function open(path: string, width = 1280, stored?: [string, string]): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC', viewport: { width, height: 900 }, acceptDownloads: true });
+async function open(path: string, width = 1280, stored?: [string, string], audit = false): Promise<{ context: BrowserContext; page: Page }> {
+  // axe is injected as a script of the test's own: the pages' policy refuses it, so an audit sets the policy aside.
+  const context = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC', viewport: { width, height: 900 }, acceptDownloads: true, bypassCSP: audit });
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const page = await context.newPage();
   if (stored) await page.addInitScript(([key, token]) => sessionStorage.setItem(key, token), stored);
@@ -159,6 +160,18 @@ async function shownCards(page: Page) {
 }
 
 const leaderboardRows = (page: Page) => page.$$eval('#leaderboard tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+
+/** axe-core's serious and critical violations on the page as it is, as `rule (nodes)`; it must have checked more than 10 rules. */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: AXE });
+  const { passed, violations } = await page.evaluate(async () => {
+    type Rule = { id: string; impact: string; nodes: unknown[] };
+    const result = await (window as unknown as { axe: { run(): Promise<{ passes: Rule[]; violations: Rule[] }> } }).axe.run();
+    return { passed: result.passes.length, violations: result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`) };
+  });
+  expect(passed, 'axe checked rules').toBeGreaterThan(10);
+  return violations;
+}
 
 async function screenshot(page: Page, name: string) {
   if (process.env.UPDATE_SCREENSHOTS !== '1') return;
@@ -279,8 +292,13 @@ describe('the dashboard', () => {
     const { context, page } = await open(`/dashboard?program=${empty.id}${await memberLink()}`);
     try {
       await expect.poll(() => page.locator('#leaderboard').textContent()).toBe('Partners, by revenueNo partners yet: enroll partners in the program and share their links.');
+      await page.goto(`${url}/dashboard/partners?program=${empty.id}`);
+      await expect.poll(() => page.locator('#partner-list').textContent()).toBe('PartnersNo partners yet: enroll partners with partnerkit partner enroll, or approve applications below.');
+      await page.goto(`${url}/dashboard/payouts?program=${empty.id}`);
       await expect.poll(() => page.locator('#payout-list').textContent()).toBe('PayoutsNo payouts yet: Create payouts pays what is due.');
+      await page.goto(`${url}/dashboard/webhooks?program=${empty.id}`);
       await expect.poll(() => page.locator('#webhook-endpoints').textContent()).toBe('No endpoints yet: add your server’s URL above to receive signed events.');
+      await page.goto(`${url}/dashboard/commissions?program=${empty.id}`);
       await page.locator('#commission-list').waitFor();
       await page.selectOption('#commission-status', 'reversed');
       await expect.poll(() => page.locator('#commission-list').textContent()).toBe('0 of 0 commissionsNo reversed commissions. Choose another status to see the others.');
@@ -301,10 +319,12 @@ describe('the dashboard', () => {
       return [file.suggestedFilename(), readFileSync(await file.path(), 'utf8')];
     };
     try {
-      await page.locator('#commission-list tbody tr').first().waitFor();
+      await page.locator('#leaderboard tbody tr').first().waitFor();
       expect(await downloaded('the daily report')).toEqual(['performance-program-1-2026-01-31-2026-03-01.csv', await cli(['report', 'performance', '1', '--period', '30d', '--csv'])]);
       expect(await downloaded('the partners report')).toEqual(['partners-program-1-2026-01-31-2026-03-01.csv', await cli(['report', 'partners', '1', '--period', '30d', '--csv'])]);
       // Every pending commission, not only the page of 20 shown.
+      await page.getByRole('link', { name: 'Commissions' }).click();
+      await page.locator('#commission-list tbody tr').first().waitFor();
       const [name, file] = await downloaded('the commissions');
       expect([name, file]).toEqual(['commissions-program-1-pending.csv', await cli(['commission', 'list', '--program', '1', '--status', 'pending', '--csv'])]);
       expect(file.trim().split('\n')).toHaveLength(1 + (await member.commissions.page(1, { status: 'pending', limit: 1 })).total);
@@ -314,7 +334,7 @@ describe('the dashboard', () => {
   });
 
   test('the commission list in pages of 20: N of TOTAL, Next from the keyboard shows the next page', async () => {
-    const { context, page } = await open(`/dashboard?program=1${await memberLink()}`);
+    const { context, page } = await open(`/dashboard/commissions?program=1${await memberLink()}`);
     try {
       await page.locator('#commission-list').waitFor();
       const first = await member.commissions.page(1, { status: 'pending', limit: 20 });
@@ -336,13 +356,15 @@ describe('the dashboard', () => {
   test('manual approval: approve a commission, create the payout, download its CSV, mark it paid; the XSS name is text', async () => {
     const { context, page } = await open(`/dashboard?program=${manual.id}${await memberLink()}`);
     try {
-      await page.locator('#commission-list').waitFor();
+      await page.locator('#leaderboard tbody tr').first().waitFor();
+      // The partner named like markup is shown as those characters, and nothing ran.
+      expect(await page.locator('#leaderboard tbody tr .name').allTextContents()).toContain(XSS);
+      await page.getByRole('link', { name: 'Commissions' }).click();
+      await page.locator('#commission-list tbody tr').first().waitFor();
       const pending = await member.commissions.list(manual.id, { status: 'pending' });
       expect(pending.map((c) => c.partnerId)).toEqual([manual.alice, manual.alice, manual.xss]);
       expect(await page.$$eval('#commission-list tbody tr', (rows) => rows.map((r) => r.querySelector('td')!.textContent))).toEqual(pending.map((c) => String(c.id)));
-
-      // The partner named like markup is shown as those characters, and nothing ran.
-      expect(await page.locator('#leaderboard tbody tr .name').allTextContents()).toContain(XSS);
+      expect(await page.locator('#commission-list').textContent()).toContain(XSS);
       expect(await page.locator('#app img').count()).toBe(0);
       expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
 
@@ -354,6 +376,7 @@ describe('the dashboard', () => {
       expect((await member.commissions.list(manual.id, { partnerId: manual.alice })).map((c) => c.status)).toEqual(['approved', 'approved']);
       await expect.poll(() => page.locator('#commission-list tbody tr').count()).toBe(1);
 
+      await page.getByRole('link', { name: 'Payouts' }).click();
       await expect.poll(() => page.locator('#payout-preview tbody tr td').allTextContents()).toEqual([`Alice (#${manual.alice})`, usd(35.05), '2']);
       // Creating payouts asks first, saying how many and how much; dismissed, nothing is created.
       await page.locator('#create-payouts').click();
@@ -371,6 +394,8 @@ describe('the dashboard', () => {
       const [payout] = await member.payouts.list(manual.id);
       expect(payout).toMatchObject({ partnerId: manual.alice, amountCents: 3505, status: 'processing' });
 
+      // Alice is paid by PayPal: the batch offers the CSV and a PayPal file, and no Wise file that would hold nothing.
+      expect(await page.locator('.export button').allTextContents()).toEqual(['CSV', 'PAYPAL (USD)']);
       const downloading = page.waitForEvent('download');
       await page.getByRole('button', { name: `Download batch ${payout.batchId} as csv` }).click();
       const download = await downloading;
@@ -403,7 +428,7 @@ describe('the dashboard', () => {
     await partnerWithSales(held, 'Ben', 'ben@example.com', [2_000, 3_000]);
     const quick = await manualProgram('Quick program', 0);
     const cy = await partnerWithSales(quick, 'Cy', 'cy@example.com', [1_000, 1_500]);
-    const { context, page } = await open(`/dashboard?program=${held.id}${await memberLink()}`);
+    const { context, page } = await open(`/dashboard/commissions?program=${held.id}${await memberLink()}`);
     const dialog = page.getByRole('dialog');
     try {
       await page.locator('#commission-list tbody tr').first().waitFor();
@@ -443,7 +468,7 @@ describe('the dashboard', () => {
 
   test('webhooks: add an endpoint (its secret shown once), see its delivery, redeliver it', async () => {
     const hooks = await receiver();
-    const { context, page } = await open(`/dashboard?program=${manual.id}${await memberLink()}`);
+    const { context, page } = await open(`/dashboard/webhooks?program=${manual.id}${await memberLink()}`);
     try {
       await page.locator('#webhooks h2').waitFor();
       await page.locator('#webhook-url').fill(hooks.url);
@@ -476,6 +501,258 @@ describe('the dashboard', () => {
       await expect.poll(() => page.locator('#sign-in [role=status]').textContent()).toBe('You are signed out.');
       const refused = await fetch(`${url}/api/me`, { headers: { authorization: `Bearer ${token}` } });
       expect(refused.status).toBe(401);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+/** The right edges of a list's cells of the given column labels are within the screen's width (rows are cards on a phone). */
+async function expectKeyFiguresInView(page: Page, list: string, labels: string[], width: number): Promise<void> {
+  await page.locator(`${list} td`).first().waitFor();
+  const edges = await page.$$eval(`${list} td`, (cells, wanted) => cells.filter((c) => wanted.includes(c.dataset.label!)).map((c) => c.getBoundingClientRect().right), labels);
+  expect(edges.length, list).toBeGreaterThanOrEqual(labels.length);
+  expect(Math.max(...edges), list).toBeLessThanOrEqual(width);
+}
+
+/** Presses Tab until the focused element's text or label is `name` (at most 80 times); fails otherwise. */
+async function tabTo(page: Page, name: string | RegExp): Promise<void> {
+  for (let i = 0; i < 80; i++) {
+    await page.keyboard.press('Tab');
+    const focused = await page.evaluate(() => {
+      const e = document.activeElement as HTMLElement | null;
+      return e ? (e.getAttribute('aria-label') ?? e.textContent ?? '').trim() : '';
+    });
+    if (typeof name === 'string' ? focused === name : name.test(focused)) return;
+  }
+  throw new Error(`Tab never reached ${name}`);
+}
+
+/** Each section, at its URL, with a list whose rows carry its key figures and a mark that it is drawn. */
+const SECTIONS: Array<{ path: string; drawn: string; keys?: [string, string[]] }> = [
+  { path: 'overview', drawn: 'figure[data-drawn]', keys: ['#leaderboard', ['Partner', 'Revenue', 'Commission']] },
+  { path: 'partners', drawn: '#partner-list tbody tr', keys: ['#partner-list', ['Partner', 'Status']] },
+  { path: 'partners/1', drawn: '#partner-commissions tbody tr', keys: ['#commission-list', ['Amount', 'Status']] },
+  { path: 'commissions', drawn: '#commission-list tbody tr', keys: ['#commission-list', ['Amount', 'Status', 'Review']] },
+  { path: 'payouts', drawn: '#payout-preview' },
+  { path: 'webhooks', drawn: '#webhook-endpoints' },
+  { path: 'settings', drawn: '#keys-table tbody tr', keys: ['#keys-table', ['Begins with', 'Status']] },
+];
+
+describe('the dashboard sections', () => {
+  const stored = (): [string, string] => ['partnerkit.dashboard.token', sessionToken];
+
+  test('each section has its URL: links move without a reload and keep the program and period, back and forward restore, a deep link opens its section', async () => {
+    const { context, page } = await open(`/dashboard/partners?program=1&period=30d${await memberLink()}`);
+    try {
+      await page.locator('#partner-list tbody tr').first().waitFor();
+      expect(await page.locator('nav.sections [aria-current=page]').textContent()).toBe('Partners');
+      expect(await page.locator('nav.sections a').allTextContents()).toEqual(['Overview', 'Partners', 'Commissions', 'Payouts', 'Webhooks', 'Settings']);
+      const partners = await member.programPartners.list(1);
+      expect(await page.$$eval('#partner-list tbody tr .name', (names) => names.map((n) => n.textContent))).toEqual(partners.map((p) => p.name));
+      // A mark on the window survives moves inside the page, and only those.
+      await page.evaluate(() => Object.assign(window, { __samePage: true }));
+      await page.selectOption('#period', '7d');
+      await expect.poll(() => page.url()).toBe(`${url}/dashboard/partners?program=1&period=7d`);
+      await page.getByRole('link', { name: 'Payouts' }).click();
+      await expect.poll(() => page.url()).toBe(`${url}/dashboard/payouts?program=1&period=7d`);
+      await page.locator('#payout-preview').waitFor();
+      expect(await page.locator('nav.sections [aria-current=page]').textContent()).toBe('Payouts');
+      expect(await page.title()).toBe('Payouts · Demo program (seed 42) · partnerkit dashboard');
+      // Payouts do not depend on the period: no picker, but its links keep it.
+      expect(await page.locator('#period').count()).toBe(0);
+      await page.goBack();
+      await expect.poll(() => page.url()).toBe(`${url}/dashboard/partners?program=1&period=7d`);
+      await page.goBack();
+      await expect.poll(() => page.url()).toBe(`${url}/dashboard/partners?program=1&period=30d`);
+      await expect.poll(() => page.locator('#period').inputValue()).toBe('30d');
+      await page.locator('#partner-list tbody tr').first().waitFor();
+      await page.goForward();
+      await page.goForward();
+      await page.locator('#payout-preview').waitFor();
+      expect(await page.evaluate(() => (window as unknown as { __samePage?: boolean }).__samePage)).toBe(true);
+
+      // A deep link (the session is the tab's) opens its section and program.
+      await page.goto(`${url}/dashboard/settings?program=${manual.id}`);
+      await expect.poll(() => page.locator('#setting-name').inputValue()).toBe('Manual program');
+      expect(await page.locator('nav.sections [aria-current=page]').textContent()).toBe('Settings');
+      // An unknown section is the Overview.
+      await page.goto(`${url}/dashboard/nowhere?program=1`);
+      await page.locator('figure[data-drawn]').waitFor();
+      expect(await page.locator('nav.sections [aria-current=page]').textContent()).toBe('Overview');
+      expect((page as Page & { errors: string[] }).errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("partner search through the API, and a partner's page: links, the period's numbers, commissions and history", async () => {
+    const { context, page } = await open(`/dashboard/partners?program=${manual.id}&period=30d`, 1280, stored());
+    try {
+      await page.locator('#partner-list tbody tr').first().waitFor();
+      await page.fill('#partner-search', 'ALICE@');
+      await page.getByRole('button', { name: 'Search' }).click();
+      await expect.poll(() => page.url()).toBe(`${url}/dashboard/partners?program=${manual.id}&period=30d&q=ALICE%40`);
+      await expect.poll(() => page.$$eval('#partner-list tbody tr .name', (n) => n.map((e) => e.textContent))).toEqual(['Alice']);
+      await page.fill('#partner-search', 'nobody-here');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.locator('#partner-list').textContent()).toBe('Partners whose name or e-mail contains “nobody-here”No partner’s name or e-mail contains “nobody-here”. Search for part of a name or an address.');
+      await page.goBack();
+      await page.getByRole('link', { name: 'Alice' }).click();
+      await expect.poll(() => page.url()).toBe(`${url}/dashboard/partners/${manual.alice}?program=${manual.id}&period=30d`);
+      await expect.poll(() => page.locator('#partner-name').textContent()).toBe('Alice');
+      const links = await member.programPartners.links(manual.id, manual.alice);
+      expect(await page.locator('#partner-links code').allTextContents()).toEqual([`${url}/r/${links.refCode}`]);
+      const row = (await member.reports.partners(manual.id, { period: '30d' })).data.find((p) => p.partnerId === manual.alice)!;
+      expect(await page.$$eval('#partner-numbers .kpi', (cards) => cards.map((c) => [c.querySelector('h4')!.textContent, c.querySelector('.value')!.textContent]))).toEqual([
+        ['Clicks', count(row.clicks)], ['Leads', count(row.leads)], ['Conversions', count(row.conversions)], ['Sales', count(row.sales)],
+        ['Revenue', usd(row.revenue)], ['Commission', usd(row.commission)], ['Conversion rate', percent(row.conversionRate)],
+      ]);
+      await page.locator('#partner-commissions tbody tr').first().waitFor();
+      const commissions = await member.commissions.list(manual.id, { partnerId: manual.alice });
+      expect(await page.$$eval('#partner-commissions tbody tr', (rows) => rows.map((r) => r.querySelector('td')!.textContent))).toEqual(commissions.map((c) => String(c.id)));
+      expect(await page.locator('#partner-history tbody tr td:nth-child(2)').allTextContents()).toContain(`Enrolled with referral code ${links.refCode}`);
+      // A partner who is not enrolled: a sentence and the way back.
+      await page.goto(`${url}/dashboard/partners/99999?program=${manual.id}`);
+      await expect.poll(() => page.locator('#section-partners [role=status]').textContent()).toBe('No partner 99999 is enrolled in this program.');
+      expect((page as Page & { errors: string[] }).errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('settings: a key shown once and retired after a question, a member added, a fraud rule changed, a setting saved', async () => {
+    const program = await manualProgram('Settings program', 0);
+    const { context, page } = await open(`/dashboard/settings?program=${program.id}`, 1280, stored());
+    const dialog = page.getByRole('dialog');
+    try {
+      await page.locator('#keys-table tbody tr').first().waitFor();
+      await page.getByRole('button', { name: 'Create live key' }).click();
+      await expect.poll(() => page.locator('#api-keys [role=status]').textContent()).toMatch(/^Key \d+ created\. Copy it now, it is shown only once: pk_live_/);
+      const key = (await page.locator('#new-key').textContent())!;
+      const created = (await admin.keys.list(program.id)).at(-1)!;
+      expect([created.status, key.startsWith(created.prefix)]).toEqual(['active', true]);
+      // The list shows its first characters only.
+      expect(await page.locator('#keys-table').textContent()).not.toContain(key);
+      await page.getByRole('button', { name: `Retire key ${created.id}` }).click();
+      expect(await dialog.locator('h2').textContent()).toBe(`Retire key ${created.prefix}…?`);
+      await page.keyboard.press('Escape');
+      await expect.poll(() => dialog.count()).toBe(0);
+      expect((await admin.keys.list(program.id)).at(-1)!.status).toBe('active');
+      await page.getByRole('button', { name: `Retire key ${created.id}` }).click();
+      await dialog.getByRole('button', { name: 'Retire' }).click();
+      await expect.poll(() => page.locator('#api-keys [role=status]').textContent()).toBe(`Key ${created.prefix}… retired.`);
+      expect((await admin.keys.list(program.id)).at(-1)!.status).toBe('retired');
+      const refused = await new PartnerkitClient({ baseUrl: url, apiKey: key }).trackClick({ ref: 'nobody' }).catch((error) => error.status);
+      expect(refused).toBe(401);
+
+      await page.fill('#member-email', 'Colleague@Example.com');
+      await page.getByRole('button', { name: 'Add member' }).click();
+      await expect.poll(() => page.locator('#members [role=status]').textContent()).toBe('colleague@example.com added: they sign in with a link sent to that address.');
+      await expect.poll(() => page.locator('#members-table tbody tr td:first-child').allTextContents()).toEqual(['colleague@example.com', memberEmail]);
+
+      await page.selectOption('#fraud-refundRate', 'hold');
+      await expect.poll(() => page.locator('#fraud-rules [role=status]').textContent()).toBe('High refund rate: hold for review.');
+      expect((await admin.programs.get(program.id)).fraudRules.refundRate).toBe('hold');
+
+      await page.fill('#setting-hold', '14');
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await expect.poll(() => page.locator('#program-settings [role=status]').textContent()).toBe('Settings saved: new sales and commissions follow them.');
+      expect((await admin.programs.get(program.id)).holdDays).toBe(14);
+      expect((page as Page & { errors: string[] }).errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a held commission is rejected from the review queue only after a question, with its reason', async () => {
+    const program = await manualProgram('Review program', 0);
+    const partner = await partnerWithSales(program, 'Self', 'self@example.com', [5_000]);
+    // The customer is the partner: the self-referral rule holds the commission.
+    const tracker = new PartnerkitClient({ baseUrl: url, apiKey: program.apiKey });
+    const { refCode } = await admin.partners.links(program.id, partner);
+    const { clickId } = await tracker.trackClick({ ref: refCode, ip: '10.0.9.9' });
+    await tracker.trackLead({ customerExternalId: 'self', clickId, email: 'self@example.com' });
+    await tracker.trackSale({ customerExternalId: 'self', amount: 7_000, invoiceId: 'self-in' });
+    const [held] = await member.fraud.events(program.id);
+    const { context, page } = await open(`/dashboard/commissions?program=${program.id}`, 1280, stored());
+    const dialog = page.getByRole('dialog');
+    try {
+      await page.getByRole('button', { name: `Reject held commission ${held.commissionId}` }).click();
+      expect(await dialog.locator('h2').textContent()).toBe(`Reject commission ${held.commissionId}?`);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await expect.poll(() => dialog.count()).toBe(0);
+      expect(await member.commissions.list(program.id, { status: 'rejected' })).toEqual([]);
+      await page.getByRole('button', { name: `Reject held commission ${held.commissionId}` }).click();
+      await dialog.getByLabel('Reason (optional, kept with the commission)').fill('Bought through their own link');
+      await dialog.getByRole('button', { name: 'Reject' }).click();
+      await expect.poll(() => page.locator('#review [role=status]').textContent()).toBe(`Commission ${held.commissionId} rejected.`);
+      expect(await member.commissions.list(program.id, { status: 'rejected' })).toEqual([expect.objectContaining({ id: held.commissionId, reason: 'Bought through their own link' })]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('from the keyboard alone: the navigation, a section, its main action and its question', async () => {
+    const program = await manualProgram('Keyboard program', 0);
+    const ann = await partnerWithSales(program, 'Ann', 'ann@example.com', [1_000, 2_000]);
+    const { context, page } = await open(`/dashboard?program=${program.id}`, 1280, stored());
+    try {
+      await page.locator('figure[data-drawn]').waitFor();
+      await tabTo(page, 'Commissions');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.url()).toBe(`${url}/dashboard/commissions?program=${program.id}`);
+      const pending = await member.commissions.list(program.id, { status: 'pending' });
+      await page.locator('#commission-list tbody tr').first().waitFor();
+      for (const c of pending) {
+        await tabTo(page, `Select commission ${c.id}`);
+        await page.keyboard.press('Space');
+      }
+      await tabTo(page, 'Approve selected');
+      await page.keyboard.press('Enter');
+      // The question's first button, its action, has the focus.
+      await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Approve');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.locator('#commissions [role=status]').textContent()).toBe('2 commissions approved.');
+
+      for (const [section, action] of [['Partners', 'Search'], ['Payouts', 'Create payouts'], ['Webhooks', 'Add endpoint'], ['Settings', 'Create live key']]) {
+        await tabTo(page, section);
+        await page.keyboard.press('Enter');
+        await expect.poll(() => page.locator('nav.sections [aria-current=page]').textContent()).toBe(section);
+        await tabTo(page, action);
+      }
+      // Settings: a key created and retired, the question answered from the keyboard.
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.locator('#new-key').count()).toBe(1);
+      const created = (await admin.keys.list(program.id)).at(-1)!;
+      await tabTo(page, `Retire key ${created.id}`);
+      await page.keyboard.press('Space');
+      await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Retire');
+      await page.keyboard.press('Enter');
+      await expect.poll(async () => (await admin.keys.list(program.id)).at(-1)!.status).toBe('retired');
+      // Payouts from the keyboard: the question of Create payouts.
+      await tabTo(page, 'Payouts');
+      await page.keyboard.press('Enter');
+      await tabTo(page, 'Create payouts');
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Enter');
+      await expect.poll(async () => (await member.payouts.list(program.id)).map((p) => p.partnerId)).toEqual([ann]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test.each([1280, 390])('every section at %i px: nothing wider than the screen, key figures in view, no serious or critical axe violation (UPDATE_SCREENSHOTS=1 writes docs/screenshots/)', async (width) => {
+    const { context, page } = await open(`/dashboard?program=1&period=30d`, width, stored(), true);
+    try {
+      for (const section of SECTIONS) {
+        await page.goto(`${url}/dashboard/${section.path}?program=1&period=30d`);
+        await page.locator(section.drawn).first().waitFor();
+        expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), section.path).toBe(true);
+        if (section.keys) await expectKeyFiguresInView(page, section.keys[0], section.keys[1], width);
+        expect(await axeViolations(page), section.path).toEqual([]);
+        await screenshot(page, `section-${section.path.replace('/', '-')}-${width}`);
+      }
     } finally {
       await context.close();
     }
@@ -547,20 +824,10 @@ describe('screenshots', () => {
       ['portal', `/portal?period=30d${(await partnerSession(manual.alice)).link}`],
     ];
     for (const [name, path] of pages) {
-      // axe is injected as a script of the test's own: the pages' policy refuses it, so this context sets the policy aside.
-      const context = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC', viewport: { width, height: 900 }, bypassCSP: true });
+      const { context, page } = await open(path, width, undefined, true);
       try {
-        const page = await context.newPage();
-        await page.goto(`${url}${path}`);
         await page.locator('figure[data-drawn]').first().waitFor();
-        await page.addScriptTag({ content: AXE });
-        const { passed, violations } = await page.evaluate(async () => {
-          type Rule = { id: string; impact: string; nodes: unknown[] };
-          const result = await (window as unknown as { axe: { run(): Promise<{ passes: Rule[]; violations: Rule[] }> } }).axe.run();
-          return { passed: result.passes.length, violations: result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`) };
-        });
-        expect(passed, `${name}: axe checked rules`).toBeGreaterThan(10);
-        expect(violations, name).toEqual([]);
+        expect(await axeViolations(page), name).toEqual([]);
       } finally {
         await context.close();
       }
@@ -578,16 +845,10 @@ describe('screenshots', () => {
         await page.locator('figure[data-drawn]').first().waitFor();
         // Nothing is wider than the screen.
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(width);
-        if (name === 'dashboard') {
-          // Each row's key figures are on screen without scrolling sideways: on a phone the rows are cards.
-          await page.locator('#commission-list tbody tr').first().waitFor();
-          for (const [list, labels] of [['#leaderboard', ['Partner', 'Revenue', 'Commission']], ['#commission-list', ['Amount', 'Status', 'Review']]] as Array<[string, string[]]>) {
-            const edges = await page.$$eval(`${list} td`, (cells, wanted) => cells.filter((c) => wanted.includes(c.dataset.label!)).map((c) => c.getBoundingClientRect().right), labels);
-            expect(edges.length).toBeGreaterThanOrEqual(labels.length);
-            expect(Math.max(...edges)).toBeLessThanOrEqual(width);
-          }
-        }
-        await screenshot(page, `${name}-${width}`);
+        // Each row's key figures are on screen without scrolling sideways: on a phone the rows are cards.
+        if (name === 'dashboard') await expectKeyFiguresInView(page, '#leaderboard', ['Partner', 'Revenue', 'Commission'], width);
+        // The dashboard's screenshots are its sections' (below).
+        if (name === 'portal') await screenshot(page, `${name}-${width}`);
       } finally {
         await context.close();
       }

@@ -223,6 +223,57 @@ const ROUTES: AuthenticatedRoute[] = [
     invalidRequest: () => ({ url: '/api/programs/0/partners' }),
   },
   {
+    method: 'GET', route: '/api/programs/:programId/partners/:partnerId', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/partners/${program.partnerId}` }),
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/partners/x` }),
+  },
+  {
+    method: 'GET', route: '/api/programs/:programId/settings', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/settings` }),
+    invalidRequest: () => ({ url: '/api/programs/0/settings' }),
+  },
+  {
+    method: 'PATCH', route: '/api/programs/:programId/settings', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/settings`, payload: { holdDays: 14 } }),
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/settings`, payload: {} }),
+  },
+  {
+    method: 'GET', route: '/api/programs/:programId/keys', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/keys` }),
+    invalidRequest: () => ({ url: '/api/programs/0/keys' }),
+  },
+  {
+    method: 'POST', route: '/api/programs/:programId/keys', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/keys`, payload: { test: true } }),
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/keys`, payload: { test: 'yes' } }),
+  },
+  {
+    method: 'POST', route: '/api/programs/:programId/keys/:keyId/retire', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => {
+      const key = await t.admin('POST', `/programs/${program.id}/keys`, {});
+      return { url: `/api/programs/${program.id}/keys/${key.id}/retire` };
+    },
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/keys/0/retire` }),
+  },
+  {
+    method: 'GET', route: '/api/programs/:programId/members', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/members` }),
+    invalidRequest: () => ({ url: '/api/programs/0/members' }),
+  },
+  {
+    method: 'POST', route: '/api/programs/:programId/members', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/members`, payload: member }),
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/members`, payload: { email: 'ann' } }),
+  },
+  {
+    method: 'POST', route: '/api/programs/:programId/members/remove', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => {
+      await t.admin('POST', `/programs/${program.id}/members`, member);
+      return { url: `/api/programs/${program.id}/members/remove`, payload: member };
+    },
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/members/remove`, payload: {} }),
+  },
+  {
     method: 'GET', route: '/api/programs/:programId/payouts/preview', guard: 'session', accepted: 200,
     prepareRequest: async (t, program) => {
       await approvedCommission(t, program);

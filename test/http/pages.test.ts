@@ -44,6 +44,18 @@ describe('the pages', () => {
     }
   });
 
+  test("the dashboard's section URLs answer the dashboard page, with its headers; other paths stay 404", async () => {
+    const t = await buildTestApp({ pages: dir });
+    const dashboard = await t.app.inject({ method: 'GET', url: '/dashboard' });
+    for (const url of ['/dashboard/overview', '/dashboard/partners/12?program=1&period=30d', '/dashboard/settings/', '/dashboard/no-such-section']) {
+      const response = await t.app.inject({ method: 'GET', url });
+      expect([response.statusCode, response.body], url).toEqual([200, dashboard.body]);
+      expect(response.headers).toMatchObject({ 'cache-control': 'no-store', 'content-security-policy': CONTENT_SECURITY_POLICY });
+    }
+    expect((await t.app.inject({ method: 'GET', url: '/portal/overview' })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'GET', url: '/dashboards' })).statusCode).toBe(404);
+  });
+
   test('each page loads at most 150 KB of gzipped JavaScript and nothing from another origin', () => {
     for (const file of readdirSync(join(dir, 'assets'))) {
       const text = readFileSync(join(dir, 'assets', file));

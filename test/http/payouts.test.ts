@@ -769,19 +769,19 @@ describe("another program's payouts and batches", () => {
 });
 
 describe("the program's partners", () => {
-  test('each enrolled partner with their name, referral code and status, by partner id; a member reads them, an unknown program is 404', async () => {
+  test('each enrolled partner with their name, e-mail, referral code, status and enrollment time, by partner id; a member reads them, an unknown program is 404', async () => {
     const { t, program } = await setup();
     const other = await t.program({ name: 'Other' }); // partner 2, enrolled in the other program only
     const ada = await t.partner({ name: 'Ada Lovelace' });
     const enrollment = await t.enroll(program.id, ada.id);
     const token = await memberToken(t, program.id);
     const expected = [
-      { partnerId: program.partnerId, name: 'Partner', refCode: program.refCode, status: 'active' },
-      { partnerId: ada.id, name: 'Ada Lovelace', refCode: enrollment.refCode, status: 'active' },
+      { partnerId: program.partnerId, name: 'Partner', email: 'partner1@example.com', payoutMethod: null, refCode: program.refCode, status: 'active', enrolledAt: T0 },
+      { partnerId: ada.id, name: 'Ada Lovelace', email: ada.email, payoutMethod: null, refCode: enrollment.refCode, status: 'active', enrolledAt: T0 },
     ];
     expect(await ok(t, 'GET', `/api/programs/${program.id}/partners`, undefined, token)).toEqual(expected);
     expect(await ok(t, 'GET', `/api/programs/${other.id}/partners`)).toEqual([
-      { partnerId: other.partnerId, name: 'Partner', refCode: other.refCode, status: 'active' },
+      { partnerId: other.partnerId, name: 'Partner', email: 'partner2@example.com', payoutMethod: null, refCode: other.refCode, status: 'active', enrolledAt: T0 },
     ]);
     expect(await call(t, 'GET', '/api/programs/99/partners')).toMatchObject({ status: 404, body: platformError(404, 'NotFoundError', 'not_found', 'Program 99 not found') });
     // The SDK's call answers the same list.

@@ -1,29 +1,22 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  apiKeyParams, apiKeySchema, type CommissionInput, createApiKeyRequestSchema, createdApiKeySchema, createdProgramSchema,
+  apiKeyParams, apiKeySchema, createApiKeyRequestSchema, createdApiKeySchema, createdProgramSchema,
   createPartnerRequestSchema, createPartnerSessionRequestSchema, createProgramRequestSchema, createSessionRequestSchema, DEFAULT_COMMISSION_PERCENT, enrollmentParams,
   enrollmentSchema, enrollPartnerRequestSchema, memberRequestSchema, membershipSchema, partnerLinksSchema, partnerParams, partnerSchema, partnerSessionSchema,
   productRuleRequestSchema, productRuleSchema, programParams, programSchema, responses, retiredApiKeySchema, revokedSessionsSchema, revokeSessionsRequestSchema, sessionSchema,
   updatePartnerRequestSchema, updateProgramRequestSchema, webhookEventSchema, webhookEventsQuerySchema, webhookSecretRequestSchema, webhookSecretSchema,
 } from '../../api/index.js';
 import type { AppDeps } from '../deps.js';
-import { percentToBasisPoints } from '../../domain/commission.js';
 import { partnerLinks } from '../../domain/links.js';
 import * as provisioning from '../../domain/provisioning.js';
+import { commissionRuleFrom } from '../../domain/provisioning.js';
 import { revokeSessions } from '../../domain/sessions.js';
 import { listWebhookEvents, setWebhookSecret } from '../../domain/stripe/admin.js';
-import type { CommissionRule } from '../../store/programs.js';
 import { adminAuth, bearerToken } from '../auth.js';
 import { backupFile } from '../../domain/backup.js';
 
 const backupFileSchema = z.string().describe('a DuckDB database file: the snapshot, and a partnerkit_backup table with the admin token (docs/operations.md#backup-and-restore)');
-
-function ruleFrom(input: CommissionInput, fallbackPercent?: number): CommissionRule | undefined {
-  if (input.commissionFlatCents !== undefined) return { type: 'flat', value: input.commissionFlatCents };
-  const percent = input.commissionPercent ?? fallbackPercent;
-  return percent === undefined ? undefined : { type: 'percent', value: percentToBasisPoints(percent) };
-}
 
 /** The provisioning API behind the CLI; every route needs the instance admin token. */
 export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
@@ -42,7 +35,7 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           response: responses(createdProgramSchema),
         },
       },
-      (request) => provisioning.createProgram(deps, { ...request.body, commission: ruleFrom(request.body, DEFAULT_COMMISSION_PERCENT)! }),
+      (request) => provisioning.createProgram(deps, { ...request.body, commission: commissionRuleFrom(request.body, DEFAULT_COMMISSION_PERCENT)! }),
     );
 
     // PATCH /api/admin/programs/:programId
@@ -57,7 +50,7 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           response: responses(programSchema),
         },
       },
-      (request) => provisioning.updateProgram(deps, request.params.programId, { ...request.body, commission: ruleFrom(request.body) }),
+      (request) => provisioning.updateProgram(deps, request.params.programId, { ...request.body, commission: commissionRuleFrom(request.body) }),
     );
 
     // GET /api/admin/backup
@@ -99,7 +92,7 @@ export function adminRoutes(deps: AppDeps): FastifyPluginAsyncZod {
           response: responses(productRuleSchema),
         },
       },
-      (request) => provisioning.addProductRule(deps, request.params.programId, request.body.productId, ruleFrom(request.body)!),
+      (request) => provisioning.addProductRule(deps, request.params.programId, request.body.productId, commissionRuleFrom(request.body)!),
     );
 
     // POST /api/admin/programs/:programId/keys

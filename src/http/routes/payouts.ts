@@ -2,12 +2,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   approveCommissionsRequestSchema, batchParams, commissionSchema, commissionsQuerySchema, exportFileSchema, exportQuerySchema, payoutBatchSchema,
-  payoutParams, payoutPreviewSchema, programPartnerSchema, payoutSchema, payoutsQuerySchema, programParams, rejectCommissionsRequestSchema, responses,
+  enrollmentParams, partnerLinksSchema, payoutParams, payoutPreviewSchema, programPartnerSchema, programPartnersQuerySchema, payoutSchema, payoutsQuerySchema, programParams, rejectCommissionsRequestSchema, responses,
   EXPORTED_PAYOUTS_HEADER, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER, TOTAL_COUNT_HEADER,
 } from '../../api/index.js';
 import type { AppDeps } from '../deps.js';
 import { listCommissions, reviewCommissions } from '../../domain/commissions.js';
-import { listProgramPartners } from '../../domain/partners.js';
+import { listProgramPartners, programPartnerLinks } from '../../domain/partners.js';
 import { createPayouts, exportBatch, listPayouts, markBatchPaid, previewPayouts, settlePayout, showPayout } from '../../domain/payouts.js';
 import { authenticateEvery, sessionAuth } from '../auth.js';
 
@@ -73,12 +73,22 @@ export function payoutRoutes(deps: AppDeps): FastifyPluginAsyncZod {
       {
         schema: {
           ...common,
-          summary: "A program's partners with their names and referral codes, by partner id",
+          summary: "A program's partners with their names, e-mails and referral codes, by partner id; q finds them by name or e-mail",
           params: programParams,
+          querystring: programPartnersQuerySchema,
           response: responses(z.array(programPartnerSchema)),
         },
       },
-      (request) => listProgramPartners(deps, viewer(request), request.params.programId),
+      (request) => listProgramPartners(deps, viewer(request), request.params.programId, request.query.q),
+    );
+
+    // GET /api/programs/:programId/partners/:partnerId
+    app.get(
+      '/api/programs/:programId/partners/:partnerId',
+      {
+        schema: { ...common, summary: "A partner's referral code and links in the program", params: enrollmentParams, response: responses(partnerLinksSchema) },
+      },
+      (request) => programPartnerLinks(deps, viewer(request), request.params.programId, request.params.partnerId),
     );
 
     // GET /api/programs/:programId/payouts/preview

@@ -1,44 +1,45 @@
 import './pages.css';
-import type { PartnerReport, PerformanceReport, Trend } from '../../api/reports.js';
-import type { PayoutPreview } from '../../api/payouts.js';
 import type { Me } from '../../api/portal.js';
-import { partnerReportCsv, performanceCsv } from '../../report-csv.js';
-import { dailyChart, partialLastDay } from './chart.js';
-import { csvButton, h, select, show, table } from './dom.js';
-import { formatCount, formatDay, formatMoney, formatPercent, formatTrend } from './format.js';
-import { moneySections } from './money.js';
-import { periodFromUrl, periodPicker, periodToQuery, reportQuery, setQuery, type PeriodChoice } from './period.js';
+import { h, select, show } from './dom.js';
+import { commissionsPanel, payoutsPanel } from './money.js';
+import { link, panels, type Panel, type Section, type View } from './nav.js';
+import { overview } from './overview.js';
+import { partnerPage, PARTNER_PANELS } from './partners.js';
+import { periodFromUrl, periodPicker, periodToQuery, setQuery, type PeriodChoice } from './period.js';
+import { reviewSection } from './review.js';
+import { SETTINGS_PANELS } from './settings.js';
 import { start, type Shell } from './shell.js';
 import { webhooksSection } from './webhooks.js';
-import { codesSection, reviewSection } from './review.js';
-import { applicationsSection } from './applications.js';
-
-/** The merchant dashboard (docs/pages.md#the-dashboard): one program's numbers over a period. */
-
-type Metric = keyof PerformanceReport['metrics'];
-type Kind = 'count' | 'money' | 'percent';
-/** Every total of the report, with its trend where the report has one. */
-const KPIS: { label: string; metric: Metric; trend?: Metric; kind: Kind }[] = [
-  { label: 'Clicks', metric: 'totalClicks', trend: 'clicksTrend', kind: 'count' },
-  { label: 'Leads', metric: 'totalLeads', trend: 'leadsTrend', kind: 'count' },
-  { label: 'Conversions', metric: 'totalConversions', trend: 'conversionsTrend', kind: 'count' },
-  { label: 'Sales', metric: 'totalSales', trend: 'salesTrend', kind: 'count' },
-  { label: 'Revenue', metric: 'totalRevenue', trend: 'revenueTrend', kind: 'money' },
-  { label: 'Commission', metric: 'totalPartnersCommission', trend: 'commissionTrend', kind: 'money' },
-  { label: 'Refunded', metric: 'totalRefunded', trend: 'refundedTrend', kind: 'money' },
-  { label: 'New partners', metric: 'totalPartners', trend: 'partnersTrend', kind: 'count' },
-  { label: 'Conversion rate', metric: 'conversionRate', kind: 'percent' },
-  { label: 'Average order value', metric: 'averageOrderValue', kind: 'money' },
-];
 
 /**
- * The currency report amounts are shown in: the one the program's balances are kept in, else USD,
- * the sale endpoint's default. The report adds amounts as sent, without conversion.
+ * The merchant dashboard (docs/pages.md#the-dashboard): one program's sections, each at its own URL,
+ * `/dashboard/<section>?program=<id>&period=…` (docs/pages.md#sections-and-their-urls).
  */
-function currencyOf(preview: PayoutPreview): string {
-  const currencies = new Set([...preview.payouts, ...preview.waiting].map((p) => p.currency));
-  return currencies.size === 1 ? [...currencies][0] : 'USD';
-}
+
+/** Commissions: the list with its review, then the commissions fraud rules hold. */
+const COMMISSION_PANELS: Panel[] = [
+  { id: 'commissions', render: (view, into) => commissionsPanel(view, into) },
+  { id: 'review', render: (view, into) => reviewSection(view.shell, into, view.programId) },
+];
+
+/** A section drawn as its panels, under its heading. */
+const ofPanels = (list: readonly Panel[]): Section['render'] => async (view, into) => show(into, ...panels(view, list));
+
+/**
+ * The sections, in the navigation's order. A section is one entry here; a part of a section (the
+ * Groups of Partners, a preview under Commissions) is one entry in that section's panel list.
+ */
+export const SECTIONS: readonly Section[] = [
+  { path: 'overview', label: 'Overview', period: true, render: overview },
+  { path: 'partners', label: 'Partners', period: true, render: async (view, into, rest) => (rest[0] ? partnerPage(view, into, Number(rest[0])) : show(into, ...panels(view, PARTNER_PANELS))) },
+  { path: 'commissions', label: 'Commissions', render: ofPanels(COMMISSION_PANELS) },
+  { path: 'payouts', label: 'Payouts', render: ofPanels([{ id: 'payouts', render: (view, into) => payoutsPanel(view, into) }]) },
+  { path: 'webhooks', label: 'Webhooks', render: ofPanels([{ id: 'webhooks', render: (view, into) => webhooksSection(view.shell, into, view.programId) }]) },
+  { path: 'settings', label: 'Settings', render: ofPanels(SETTINGS_PANELS) },
+];
+
+/** The query a section link keeps: the program and the period; a section's own (a search) stays behind. */
+const KEPT = ['program', 'period', 'from', 'to'];
 
 start({ title: 'partnerkit dashboard', storageKey: 'partnerkit.dashboard.token', audience: 'member', signInCommand: 'partnerkit session create --email <your e-mail>' }, async (shell) => {
   const me = await shell.client.sessions.me();
@@ -46,9 +47,10 @@ start({ title: 'partnerkit dashboard', storageKey: 'partnerkit.dashboard.token',
     show(shell.root, shell.header(), h('p', { class: 'notice' }, 'You are not a member of any program yet: an admin adds you with partnerkit member add.'));
     return;
   }
-  const render = () => programPage(shell, me).catch((error) => shell.fail(error));
-  window.addEventListener('popstate', render);
-  await programPage(shell, me);
+  const now = serverNow(me);
+  const draw = (focus: boolean) => route(shell, me, now, draw, focus).catch((error) => shell.fail(error));
+  window.addEventListener('popstate', () => draw(false));
+  await route(shell, me, now, draw, false);
 });
 
 /**
@@ -65,128 +67,58 @@ function programIdFromUrl(me: Me): number {
   return me.programs.find((p) => p.id === wanted)?.id ?? me.programs[0].id;
 }
 
-async function programPage(shell: Shell, me: Me): Promise<void> {
+/** The section of the URL and the path after it: `/dashboard/partners/7` is Partners with ['7']; `/dashboard` and unknown paths are the Overview. */
+function sectionFromUrl(): { section: Section; rest: string[] } {
+  const [, name, ...rest] = location.pathname.split('/').filter(Boolean);
+  const section = SECTIONS.find((s) => s.path === name);
+  return section ? { section, rest } : { section: SECTIONS[0], rest: [] };
+}
+
+/** Draws the page of the URL: the header, the navigation, the period and the section. */
+async function route(shell: Shell, me: Me, now: () => Date, draw: (focus: boolean) => void, focus: boolean): Promise<void> {
   const programId = programIdFromUrl(me);
   const choice = periodFromUrl();
+  const { section, rest } = sectionFromUrl();
+  const kept = new URLSearchParams([...new URLSearchParams(location.search)].filter(([name]) => KEPT.includes(name)));
+  let names: Promise<Map<number, string>> | undefined;
+  const view: View = {
+    shell, me, programId, choice, now,
+    names: () => (names ??= shell.client.programPartners.list(programId).then((list) => new Map(list.map((p) => [p.partnerId, p.name])))),
+    href: (path, query = {}) => {
+      const search = new URLSearchParams(kept);
+      for (const [name, value] of Object.entries(query)) search.set(name, value);
+      return `/dashboard/${path}${search.size > 0 ? `?${search}` : ''}`;
+    },
+    go: (href) => {
+      history.pushState(null, '', href);
+      draw(true);
+    },
+  };
   const navigate = (values: Record<string, string | null>) => {
     setQuery(values);
-    programPage(shell, me).catch((error) => shell.fail(error));
+    draw(false);
   };
   const program = me.programs.find((p) => p.id === programId)!;
-  document.title = `${program.name} · partnerkit dashboard`;
-
-  const kpis = h('section', { id: 'kpis', 'aria-label': 'Totals' }, h('p', { class: 'notice' }, 'Loading…'));
-  const chart = h('section', { id: 'chart', 'aria-label': 'Daily chart' });
-  const partners = h('section', { id: 'partners' });
-  const applications = h('section', { id: 'applications' });
-  const money = h('div', { id: 'money' });
-  const webhooks = h('section', { id: 'webhooks' });
-  const review = h('section', { id: 'review' });
-  const codes = h('section', { id: 'codes' });
+  document.title = `${section.label} · ${program.name} · partnerkit dashboard`;
+  const body = h('div', { id: `section-${section.path}`, class: 'section', role: 'region', 'aria-label': section.label, tabindex: -1 });
   show(
     shell.root,
     shell.header(
       select('Program', me.programs.map((p) => ({ value: String(p.id), label: p.name })), String(programId), (id) => navigate({ program: id }), 'program'),
       h('span', { class: 'who' }, me.user?.email ?? 'admin'),
     ),
-    h('nav', { class: 'controls', 'aria-label': 'Period' }, periodPicker(choice, (next: PeriodChoice) => navigate(periodToQuery(next)))),
-    kpis,
-    chart,
-    partners,
-    codes,
-    review,
-    applications,
-    money,
-    webhooks,
-  );
-
-  const { client } = shell;
-  const query = reportQuery(choice);
-  const [report, byPartner, preview] = await Promise.all([client.reports.performance(programId, query), client.reports.partners(programId, query), client.payouts.preview(programId)]);
-  const currency = currencyOf(preview);
-  const names = new Map(byPartner.data.map((p) => [p.partnerId, p.name]));
-  const span = `${report.meta.dateFrom.slice(0, 10)}-${report.meta.dateTo.slice(0, 10)}`;
-  show(partners, leaderboard(byPartner, currency), csvButton('the partners report', () => `partners-program-${programId}-${span}.csv`, () => partnerReportCsv(byPartner)));
-  moneySections(shell, money, programId, names, preview, serverNow(me));
-  applicationsSection(shell, applications, programId);
-  webhooksSection(shell, webhooks, programId);
-  reviewSection(shell, review, programId);
-  codesSection(shell, codes, programId, names);
-
-  // The previous period (its totals tell a trend from nothing, its rows are the faint lines): the
-  // same report over the window the API named.
-  const previous = await client.reports.performance(programId, { dateFrom: report.meta.previousPeriod.dateFrom, dateTo: report.meta.previousPeriod.dateTo });
-  show(
-    kpis,
-    h('h2', {}, periodHeading(report)),
-    h('div', { class: 'kpis' }, ...KPIS.map((k) => kpiCard(k, report, previous, currency))),
-    h('p', { class: 'actions' }, csvButton('the daily report', () => `performance-program-${programId}-${span}.csv`, () => performanceCsv(report))),
-  );
-  const rows = report.data;
-  const asMoney = (v: number) => formatMoney(v, currency);
-  show(
-    chart,
-    dailyChart(
-      rows.map((r) => r.date),
-      [
-        { label: 'Clicks', values: rows.map((r) => r.clicks), previous: previous.data.map((r) => r.clicks), color: '#2563eb', format: formatCount },
-        { label: 'Leads', values: rows.map((r) => r.leads), previous: previous.data.map((r) => r.leads), color: '#7c3aed', format: formatCount },
-        { label: 'Conversions', values: rows.map((r) => r.conversions), previous: previous.data.map((r) => r.conversions), color: '#059669', format: formatCount },
-        { label: 'Revenue', values: rows.map((r) => r.revenue), previous: previous.data.map((r) => r.revenue), money: true, color: '#d97706', format: asMoney },
-        { label: 'Commission', values: rows.map((r) => r.commission), previous: previous.data.map((r) => r.commission), money: true, color: '#dc2626', format: asMoney },
-      ],
-      'Per day, with the previous period as a dashed line',
-      partialLastDay(report.meta.period, rows.at(-1)?.date),
+    h(
+      'nav',
+      { class: 'sections', 'aria-label': 'Sections' },
+      h('ul', {}, ...SECTIONS.map((s) => h('li', {}, link(view, view.href(s.path), s.label)))),
     ),
+    section.period && h('nav', { class: 'controls', 'aria-label': 'Period' }, periodPicker(choice, (next: PeriodChoice) => navigate(periodToQuery(next)))),
+    body,
   );
-}
-
-function periodHeading(report: PerformanceReport): string {
-  const { dateFrom, dateTo } = report.meta;
-  return `${formatDay(dateFrom)} – ${formatDay(dateTo)}`;
-}
-
-function kpiCard(kpi: (typeof KPIS)[number], report: PerformanceReport, previous: PerformanceReport, currency: string): HTMLElement {
-  const value = report.metrics[kpi.metric] as number;
-  const text = kpi.kind === 'money' ? formatMoney(value, currency) : kpi.kind === 'percent' ? formatPercent(value) : formatCount(value);
-  const trend = kpi.trend ? formatTrend(report.metrics[kpi.trend] as Trend, previous.metrics[kpi.metric] as number) : undefined;
-  return h(
-    'article',
-    { class: 'kpi', 'data-metric': kpi.metric },
-    h('h3', {}, kpi.label),
-    h('p', { class: 'value' }, text),
-    trend
-      ? h('p', { class: `trend ${(report.metrics[kpi.trend!] as Trend).trendDirection}`, 'aria-label': trend.label }, [trend.arrow, trend.text].filter(Boolean).join(' '))
-      : h('p', { class: 'trend' }, ' '),
-  );
-}
-
-function leaderboard(report: PartnerReport, currency: string): HTMLElement {
-  return table(
-    'Partners, by revenue',
-    [
-      { label: '#', numeric: true },
-      { label: 'Partner' },
-      { label: 'Clicks', numeric: true },
-      { label: 'Leads', numeric: true },
-      { label: 'Conversions', numeric: true },
-      { label: 'Sales', numeric: true },
-      { label: 'Revenue', numeric: true },
-      { label: 'Commission', numeric: true },
-      { label: 'Conversion rate', numeric: true },
-    ],
-    report.data.map((p, i) => [
-      i + 1,
-      h('span', { class: 'partner' }, h('span', { class: 'name' }, p.name), h('small', {}, `#${p.partnerId} · ${p.refCode}`)),
-      formatCount(p.clicks),
-      formatCount(p.leads),
-      formatCount(p.conversions),
-      formatCount(p.sales),
-      formatMoney(p.revenue, currency),
-      formatMoney(p.commission, currency),
-      formatPercent(p.conversionRate),
-    ]),
-    'No partners yet: enroll partners in the program and share their links.',
-    { id: 'leaderboard' },
-  );
+  for (const a of shell.root.querySelectorAll<HTMLAnchorElement>('nav.sections a')) {
+    if (a.pathname === `/dashboard/${section.path}`) a.setAttribute('aria-current', 'page');
+  }
+  // After a move by a link, the keyboard and the screen reader continue at the section, as after a page load.
+  if (focus) body.focus();
+  await section.render(view, body, rest);
 }

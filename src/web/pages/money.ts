@@ -3,6 +3,7 @@ import type { Commission, Payout, PayoutPreview } from '../../api/payouts.js';
 import { commissionsCsv } from '../../report-csv.js';
 import { button, confirmAction, csvButton, h, PAGE_SIZE, pager, saveFile, select, show, table } from './dom.js';
 import { formatCents, formatCount, formatInstant } from './format.js';
+import type { View } from './nav.js';
 import type { Shell } from './shell.js';
 
 /** Why a balance waits, in words (docs/refunds-and-payouts.md#balances-and-the-payout-preview). */
@@ -12,27 +13,32 @@ const WAIT_REASONS: Record<PayoutPreview['waiting'][number]['reason'], string> =
   amount_too_large: 'too large to pay (over 2^53 − 1 cents)',
 };
 
-/**
- * Commissions and payouts on the dashboard (docs/pages.md#the-dashboard): the lists, the reviews and
- * the payout steps the CLI's commission and payout commands make, through the same API calls.
- */
-export function moneySections(shell: Shell, parent: HTMLElement, programId: number, names: Map<number, string>, preview: PayoutPreview, now: () => Date): void {
-  const commissions = h('section', { id: 'commissions' });
-  const payouts = h('section', { id: 'payouts' });
-  show(parent, commissions, payouts);
-  const partner = (id: number) => `${names.get(id) ?? 'Partner'} (#${id})`;
-  const { client } = shell;
+/** A partner's name with its id, as the money lists write it. */
+const partnerName = (names: Map<number, string>) => (id: number) => `${names.get(id) ?? 'Partner'} (#${id})`;
 
-  let status: CommissionStatus | 'all' = 'pending';
+/**
+ * The commission list of the dashboard's Commissions (docs/pages.md#commissions), or of one
+ * partner on its page: filtered by a status, paged, each pending one approved or rejected, several
+ * together, through the API calls of the CLI's commission commands.
+ */
+export async function commissionsPanel(view: View, commissions: HTMLElement, partnerId?: number): Promise<void> {
+  const { shell, programId, now } = view;
+  const { client } = shell;
+  const partner = partnerName(await view.names());
+  const act = (where: HTMLElement, run: () => Promise<unknown>) => acting(shell, where, run);
+  const filter = partnerId === undefined ? {} : { partnerId };
+
+  // A partner's page lists every status: its history, not a review queue.
+  let status: CommissionStatus | 'all' = partnerId === undefined ? 'pending' : 'all';
   let offset = 0;
   const commissionStatus = h('div', { class: 'status', 'aria-live': 'polite' });
   async function loadCommissions(): Promise<void> {
-    const { data: list, total } = await client.commissions.page(programId, { ...(status === 'all' ? {} : { status }), limit: PAGE_SIZE, offset });
+    const { data: list, total } = await client.commissions.page(programId, { ...(status === 'all' ? {} : { status }), ...filter, limit: PAGE_SIZE, offset });
     /** Every commission of the status chosen, page by page: the CSV holds the whole list, not the page shown. */
     const everyCommission = async () => {
       const all: Commission[] = [];
       for (let from = 0; from === 0 || all.length < total; from += MAX_PAGE_LIMIT) {
-        const { data } = await client.commissions.page(programId, { ...(status === 'all' ? {} : { status }), limit: MAX_PAGE_LIMIT, offset: from });
+        const { data } = await client.commissions.page(programId, { ...(status === 'all' ? {} : { status }), ...filter, limit: MAX_PAGE_LIMIT, offset: from });
         all.push(...data);
         if (data.length < MAX_PAGE_LIMIT) break;
       }
@@ -48,7 +54,6 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
       const ids = chosen.map((c) => c.id);
       await (verb === 'approve' ? client.commissions.approve(programId, { ids }) : client.commissions.reject(programId, { ids, reason: answer.reason || undefined }));
       await loadCommissions();
-      await loadPayouts(await client.payouts.preview(programId));
       say(commissionStatus, `${ids.length === 1 ? `Commission ${ids[0]}` : `${ids.length} commissions`} ${verb === 'approve' ? 'approved' : 'rejected'}.`);
     });
     const pending = list.filter((c) => c.status === 'pending');
@@ -75,7 +80,7 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
         'p',
         { class: 'actions bulk' },
         ...(pending.length > 0 ? [approveSelected, rejectSelected] : []),
-        total > 0 ? csvButton('the commissions', () => `commissions-program-${programId}-${status}.csv`, async () => commissionsCsv(await everyCommission(), names)) : '',
+        total > 0 ? csvButton('the commissions', () => `commissions-program-${programId}${partnerId === undefined ? '' : `-partner-${partnerId}`}-${status}.csv`, async () => commissionsCsv(await everyCommission(), await view.names())) : '',
       ),
       table(
         `${formatCount(list.length)} of ${formatCount(total)} commissions`,
@@ -111,7 +116,24 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
     );
   }
 
+  show(commissions, h('h2', {}, 'Commissions'), commissionStatus);
+  await act(commissionStatus, loadCommissions);
+}
+
+/**
+ * The dashboard's Payouts (docs/pages.md#payouts): what is due, creating payouts, the program's
+ * payouts with their steps and the batches' files, through the API calls of the CLI's payout commands.
+ */
+export async function payoutsPanel(view: View, payouts: HTMLElement): Promise<void> {
+  const { shell, programId } = view;
+  const { client } = shell;
+  const act = (where: HTMLElement, run: () => Promise<unknown>) => acting(shell, where, run);
   const payoutStatus = h('div', { class: 'status', 'aria-live': 'polite' });
+  show(payouts, h('h2', {}, 'Payouts'), payoutStatus);
+  const partners = await client.programPartners.list(programId);
+  const partner = partnerName(new Map(partners.map((p) => [p.partnerId, p.name])));
+  const methods = new Map(partners.map((p) => [p.partnerId, p.payoutMethod]));
+
   async function loadPayouts(due: PayoutPreview): Promise<void> {
     const list = await client.payouts.list(programId);
     const reload = async () => loadPayouts(await client.payouts.preview(programId));
@@ -175,17 +197,21 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
     );
   }
 
-  /** A download per format of every batch with payouts to pay; PayPal and Wise files take one currency each. */
+  /**
+   * A download per format of every batch with payouts to pay: the CSV, and a PayPal or Wise file per
+   * currency of the payouts to partners paid that way; a file none of them would fill is not offered.
+   */
   function exportButtons(list: Payout[]): HTMLElement[] {
-    const batches = new Map<number, Set<string>>();
-    for (const p of list) if (p.status === 'processing') (batches.get(p.batchId) ?? batches.set(p.batchId, new Set()).get(p.batchId)!).add(p.currency);
-    return [...batches].map(([batchId, currencies]) =>
+    const batches = new Map<number, Payout[]>();
+    for (const p of list) if (p.status === 'processing') (batches.get(p.batchId) ?? batches.set(p.batchId, []).get(p.batchId)!).push(p);
+    const currenciesPaidBy = (batch: Payout[], format: ExportFormat) => [...new Set(batch.filter((p) => methods.get(p.partnerId) === format).map((p) => p.currency))];
+    return [...batches].map(([batchId, batch]) =>
       h(
         'p',
         { class: 'actions export' },
         `Batch ${batchId} export: `,
         ...EXPORT_FORMATS.flatMap((format) =>
-          (format === 'csv' ? [undefined] : [...currencies]).map((currency) =>
+          (format === 'csv' ? [undefined] : currenciesPaidBy(batch, format)).map((currency) =>
             button(`${format.toUpperCase()}${currency ? ` (${currency})` : ''}`, () => act(payoutStatus, () => download(batchId, format, currency)), {
               'aria-label': `Download batch ${batchId} as ${format}${currency ? ` in ${currency}` : ''}`,
             }),
@@ -203,15 +229,12 @@ export function moneySections(shell: Shell, parent: HTMLElement, programId: numb
     say(payoutStatus, `${name}: ${file.exportedPayoutIds.length} payout(s)${skipped.length > 0 ? `; skipped ${skipped.join(', ')}` : ''}.`);
   }
 
-  /** Runs a step; its failure is shown in the section (or ends the session). */
-  function act(where: HTMLElement, run: () => Promise<unknown>): Promise<void> {
-    return run().then(() => undefined, (error) => shell.fail(error, where));
-  }
+  await act(payoutStatus, async () => loadPayouts(await client.payouts.preview(programId)));
+}
 
-  show(commissions, h('h2', {}, 'Commissions'), commissionStatus);
-  show(payouts, h('h2', {}, 'Payouts'), payoutStatus);
-  void act(commissionStatus, loadCommissions);
-  void act(payoutStatus, () => loadPayouts(preview));
+/** Runs a step; its failure is shown in the section (or ends the session). */
+function acting(shell: Shell, where: HTMLElement, run: () => Promise<unknown>): Promise<void> {
+  return run().then(() => undefined, (error) => shell.fail(error, where));
 }
 
 /** Amounts in cents added up per currency, as text: "$35.05" or "$35.05 + €12.00". */

@@ -1,6 +1,6 @@
 import type { FraudEvent } from '../../api/fraud.js';
 import type { PromotionCodeView } from '../../api/promotion-codes.js';
-import { button, h, show, table } from './dom.js';
+import { button, confirmAction, h, show, table } from './dom.js';
 import { formatCents, formatInstant } from './format.js';
 import { say } from './money.js';
 import type { Shell } from './shell.js';
@@ -23,12 +23,15 @@ export function reviewSection(shell: Shell, section: HTMLElement, programId: num
 
   async function load(): Promise<void> {
     const events = await client.fraud.events(programId, 'held');
-    const resolve = (verb: 'release' | 'reject', commissionId: number) =>
+    const resolve = (verb: 'release' | 'reject', commissionId: number, amount: string) =>
       button(verb === 'release' ? 'Release' : 'Reject', () => act(async () => {
-        await client.fraud[verb](programId, { commissionIds: [commissionId] });
+        // A rejection asks first, with a reason kept with the commission, as the commission list's does (docs/pages.md#money-actions-ask-first).
+        const answer = verb === 'reject' ? await confirmAction(`Reject commission ${commissionId}?`, `${amount}. A rejected commission is never paid.`, 'Reject', { reason: true }) : { reason: '' };
+        if (answer === null) return;
+        await client.fraud[verb](programId, { commissionIds: [commissionId], reason: answer.reason || undefined });
         await load();
         say(status, `Commission ${commissionId} ${verb === 'release' ? 'released: pending until its hold date' : 'rejected'}.`);
-      }), { class: verb === 'reject' ? 'secondary' : undefined, 'aria-label': `${verb === 'release' ? 'Release' : 'Reject'} commission ${commissionId}` });
+      }), { class: verb === 'reject' ? 'secondary' : undefined, 'aria-label': `${verb === 'release' ? 'Release' : 'Reject'} held commission ${commissionId}` });
     const held = [...new Map(events.map((e) => [e.commissionId, e])).values()];
     show(
       list,
@@ -41,7 +44,7 @@ export function reviewSection(shell: Shell, section: HTMLElement, programId: num
           formatCents(e.amountCents, e.currency),
           events.filter((f) => f.commissionId === e.commissionId).map((f) => `${f.rule} (${f.action}): ${evidenceText(f)}`).join('; '),
           formatInstant(e.createdAt),
-          h('span', { class: 'actions' }, resolve('release', e.commissionId), resolve('reject', e.commissionId)),
+          h('span', { class: 'actions' }, resolve('release', e.commissionId, formatCents(e.amountCents, e.currency)), resolve('reject', e.commissionId, formatCents(e.amountCents, e.currency))),
         ]),
         'No commission is on hold. A fraud rule set to hold puts one here (partnerkit program update --fraud-… hold).',
         { id: 'held-list' },

@@ -8,7 +8,7 @@ import type { Shell } from './shell.js';
 const RECENT = 10;
 
 /**
- * The dashboard's Webhooks section (docs/pages.md#the-dashboard, docs/outbound-webhooks.md): a
+ * The dashboard's Webhooks section (docs/pages.md#webhooks, docs/outbound-webhooks.md): a
  * program's endpoints, adding one (its secret shown once), each endpoint's recent deliveries and a
  * redeliver button, through the API calls the CLI's webhook commands make.
  */
