@@ -7,7 +7,7 @@ import type {
   RefundResult, RejectCommissionsRequest, RetiredApiKey, RevokedSessions, RevokeSessionsRequest, SaleRequest, SaleResult, Session, SkipReason,
   UpdatePartnerRequest, UpdateProgramRequest, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
   CreateEndpointRequest, DeliveryView, EndpointView, EndpointWithSecret, SentEvent, UpdateEndpointRequest, PromotionCodeView, FraudEvent, ResolveHeldRequest, ReconcileReport,
-  ReconcileRequest, Application, ApplicationList, ApplicationReceived, ApplicationRequest, ApplicationStatus, PublicProgram, RejectApplicationRequest,
+  ReconcileRequest, CreateGroupRequest, GroupMoveView, GroupView, PartnerGroupView, UpdateGroupRequest, Application, ApplicationList, ApplicationReceived, ApplicationRequest, ApplicationStatus, PublicProgram, RejectApplicationRequest,
 } from '../api/index.js';
 // The export's headers: constants of the API that load no schema (the SDK loads no zod).
 import { EXPORT_ROWS_HEADER, EXPORTED_PAYOUTS_HEADER, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER, TOTAL_COUNT_HEADER } from '../api/constants.js';
@@ -372,6 +372,24 @@ export class PartnerkitClient {
     /** DELETE /api/programs/:programId/codes/:code */
     remove: (programId: number, code: string) =>
       this.request<PromotionCodeView>({ method: 'DELETE', path: `/api/programs/${programId}/codes/${encodeURIComponent(code)}` }),
+  };
+
+  readonly groups = {
+    /** POST /api/programs/:programId/groups */
+    add: (programId: number, body: CreateGroupRequest) => this.post<GroupView>(`/api/programs/${programId}/groups`, body),
+    /** GET /api/programs/:programId/groups */
+    list: (programId: number) => this.get<GroupView[]>(`/api/programs/${programId}/groups`),
+    /** PATCH /api/programs/:programId/groups/:groupId */
+    update: (programId: number, groupId: number, body: UpdateGroupRequest) => this.patch<GroupView>(`/api/programs/${programId}/groups/${groupId}`, body),
+    /** DELETE /api/programs/:programId/groups/:groupId: its partners move to `moveTo`. */
+    remove: (programId: number, groupId: number, moveTo?: number) =>
+      this.request<GroupView>({ method: 'DELETE', path: `/api/programs/${programId}/groups/${groupId}${moveTo === undefined ? '' : `?moveTo=${moveTo}`}` }),
+    /** PUT /api/programs/:programId/partners/:partnerId/group */
+    setPartner: (programId: number, partnerId: number, groupId: number) =>
+      this.request<PartnerGroupView>({ method: 'PUT', path: `/api/programs/${programId}/partners/${partnerId}/group`, body: { groupId } }),
+    /** GET /api/programs/:programId/group-moves: newest first, optionally of one partner. */
+    moves: (programId: number, partnerId?: number) =>
+      this.get<GroupMoveView[]>(`/api/programs/${programId}/group-moves${partnerId === undefined ? '' : `?partnerId=${partnerId}`}`),
   };
 
   readonly webhookEndpoints = {

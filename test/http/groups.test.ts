@@ -1,0 +1,274 @@
+import { describe, expect, test } from 'vitest';
+import { ADMIN_TOKEN, buildTestApp, withCustomer, type ProgramFixture, type TestApp } from '../helpers/app.js';
+
+/**
+ * Partner groups (docs/groups.md): the groups API and its errors, the reward a sale earns from a
+ * product rule, a group or the program, a group's hold days and recurring months, and the
+ * automatic moves across thresholds.
+ */
+
+const groupsUrl = (programId: number) => `/api/programs/${programId}/groups`;
+
+async function call(t: TestApp, method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, payload?: object) {
+  const response = await t.app.inject({ method, url, payload, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  return { status: response.statusCode, body: response.json() };
+}
+
+async function addGroup(t: TestApp, programId: number, body: object) {
+  const added = await call(t, 'POST', groupsUrl(programId), body);
+  expect(added.status).toBe(200);
+  return added.body as { id: number };
+}
+
+const setGroup = (t: TestApp, program: ProgramFixture, groupId: number, partnerId = program.partnerId) =>
+  call(t, 'PUT', `/api/programs/${program.id}/partners/${partnerId}/group`, { groupId });
+
+/** The commissions of the program, oldest first. */
+const commissions = (t: TestApp) =>
+  t.store.read((sql) => sql.all<{ amount_cents: number; hold_until: Date; sale_id: number }>('SELECT amount_cents, hold_until, sale_id FROM commissions ORDER BY id'));
+
+/** What every table groups touch holds: a failed request must leave it as it was. */
+const snapshot = (t: TestApp) =>
+  t.store.read(async (sql) => [
+    await sql.all('SELECT * FROM partner_groups ORDER BY id'),
+    await sql.all('SELECT id, group_id FROM partner_programs ORDER BY id'),
+    await sql.all('SELECT * FROM group_moves ORDER BY id'),
+  ]);
+
+describe('the groups API', () => {
+  test('add, list, update and remove; the first group is the default and counts the partners in no group', async () => {
+    const { t, program } = await withCustomer({ holdDays: 30 });
+    const gold = await call(t, 'POST', groupsUrl(program.id), { name: 'Gold', commissionPercent: 25, leadRewardCents: 500 });
+    expect(gold).toEqual({
+      status: 200,
+      body: {
+        id: 1, programId: program.id, name: 'Gold', isDefault: true, commission: { type: 'percent', percent: 25 }, holdDays: 30, recurringMonths: null,
+        leadRewardCents: 500, nextGroupId: null, threshold: null, partners: 1, createdAt: '2026-03-01T12:00:00.000Z',
+      },
+    });
+    const starter = await addGroup(t, program.id, {
+      name: 'Starter', commissionFlatCents: 300, holdDays: 7, recurringMonths: 12, nextGroupId: 1, threshold: { metric: 'conversions', value: 2, window: '30d' },
+    });
+    const changed = await call(t, 'PATCH', `${groupsUrl(program.id)}/${starter.id}`, { default: true, commissionFlatCents: null, holdDays: 10 });
+    expect(changed.body).toMatchObject({ isDefault: true, commission: null, holdDays: 10, recurringMonths: 12, partners: 1 });
+    const listed = await call(t, 'GET', groupsUrl(program.id));
+    expect(listed.body.map((g: { name: string; isDefault: boolean; partners: number }) => [g.name, g.isDefault, g.partners])).toEqual([
+      ['Gold', false, 0],
+      ['Starter', true, 1],
+    ]);
+  });
+
+  test.each([
+    ['a percentage over 100', { name: 'X', commissionPercent: 101 }, 'commissionPercent'],
+    ['a percentage of 0', { name: 'X', commissionPercent: 0 }, 'commissionPercent'],
+    ['a negative flat amount', { name: 'X', commissionFlatCents: -1 }, 'commissionFlatCents'],
+    ['a negative lead reward', { name: 'X', leadRewardCents: -5 }, 'leadRewardCents'],
+    ['both rewards', { name: 'X', commissionPercent: 10, commissionFlatCents: 100 }, 'commissionFlatCents'],
+    ['a threshold without a next group', { name: 'X', threshold: { metric: 'revenue', value: 100, window: 'all' } }, 'nextGroupId'],
+    ['a next group without a threshold', { name: 'X', nextGroupId: 1 }, 'threshold'],
+    ['an unknown threshold metric', { name: 'X', nextGroupId: 1, threshold: { metric: 'clicks', value: 1, window: 'all' } }, 'threshold.metric'],
+    ['no name', { commissionPercent: 10 }, 'name'],
+  ])('%s is 400 naming the field, nothing changed', async (_name, body, field) => {
+    const t = await buildTestApp();
+    const program = await t.program();
+    await addGroup(t, program.id, { name: 'Base' });
+    const before = await snapshot(t);
+    const response = await call(t, 'POST', groupsUrl(program.id), body);
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('invalid_request');
+    expect(response.body.error.details.fields.map((f: { field: string }) => f.field)).toEqual([field]);
+    expect(await snapshot(t)).toEqual(before);
+  });
+
+  test('a group of another program is 404, as next group, as the group of a partner and as moveTo; nothing changed', async () => {
+    const t = await buildTestApp();
+    const program = await t.program();
+    const other = await t.program();
+    const mine = await addGroup(t, program.id, { name: 'Mine' });
+    const theirs = await addGroup(t, other.id, { name: 'Theirs' });
+    const before = await snapshot(t);
+    const next = await call(t, 'POST', groupsUrl(program.id), { name: 'X', nextGroupId: theirs.id, threshold: { metric: 'revenue', value: 1, window: 'all' } });
+    expect(next.status).toBe(404);
+    expect(next.body.error.message).toBe(`Group ${theirs.id} not found in program ${program.id}`);
+    expect((await setGroup(t, program, theirs.id)).status).toBe(404);
+    expect((await call(t, 'PATCH', `${groupsUrl(program.id)}/${theirs.id}`, { name: 'Y' })).status).toBe(404);
+    expect((await call(t, 'DELETE', `${groupsUrl(program.id)}/${mine.id}?moveTo=${theirs.id}`)).status).toBe(404);
+    expect(await snapshot(t)).toEqual(before);
+  });
+
+  test('a name taken in the program is 409', async () => {
+    const t = await buildTestApp();
+    const program = await t.program();
+    await addGroup(t, program.id, { name: 'Gold' });
+    const response = await call(t, 'POST', groupsUrl(program.id), { name: 'gold' });
+    expect(response.status).toBe(409);
+    expect(response.body.error.message).toBe(`Group name Gold is taken in program ${program.id}`);
+  });
+
+  test('removing a group with partners is 409 unless they move; the moves are recorded', async () => {
+    const t = await buildTestApp();
+    const program = await t.program();
+    const base = await addGroup(t, program.id, { name: 'Base' });
+    const gold = await addGroup(t, program.id, { name: 'Gold', commissionPercent: 30 });
+    const before = await snapshot(t);
+    const refused = await call(t, 'DELETE', `${groupsUrl(program.id)}/${base.id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toBe('Group Base has 1 partner(s): name the group they move to (moveTo)');
+    expect(await snapshot(t)).toEqual(before);
+
+    const removed = await call(t, 'DELETE', `${groupsUrl(program.id)}/${base.id}?moveTo=${gold.id}`);
+    expect(removed.status).toBe(200);
+    expect(removed.body).toMatchObject({ id: base.id, name: 'Base', partners: 1 });
+    const listed = (await call(t, 'GET', groupsUrl(program.id))).body;
+    expect(listed).toMatchObject([{ id: gold.id, isDefault: true, partners: 1 }]);
+    const moves = await call(t, 'GET', `/api/programs/${program.id}/group-moves?partnerId=${program.partnerId}`);
+    expect(moves.body).toEqual([
+      { id: 1, programId: program.id, partnerId: program.partnerId, fromGroupId: base.id, toGroupId: gold.id, reason: 'manual', saleId: null, createdAt: '2026-03-01T12:00:00.000Z' },
+    ]);
+  });
+
+  test('a group another group leads to cannot be removed', async () => {
+    const t = await buildTestApp();
+    const program = await t.program();
+    const gold = await addGroup(t, program.id, { name: 'Gold' });
+    await addGroup(t, program.id, { name: 'Starter', nextGroupId: gold.id, threshold: { metric: 'revenue', value: 100, window: 'all' } });
+    const response = await call(t, 'DELETE', `${groupsUrl(program.id)}/${gold.id}?moveTo=2`);
+    expect(response.status).toBe(409);
+    expect(response.body.error.message).toBe('Group Starter leads to group Gold: change its next group first');
+  });
+
+  test('putting a partner in a group records the move once; the same group again moves nothing', async () => {
+    const t = await buildTestApp();
+    const program = await t.program();
+    await addGroup(t, program.id, { name: 'Base' });
+    const gold = await addGroup(t, program.id, { name: 'Gold' });
+    const moved = await setGroup(t, program, gold.id);
+    expect(moved.body).toMatchObject({ partnerId: program.partnerId, groupId: gold.id, move: { fromGroupId: 1, toGroupId: gold.id, reason: 'manual' } });
+    expect((await setGroup(t, program, gold.id)).body).toEqual({ partnerId: program.partnerId, groupId: gold.id, move: null });
+    expect(await t.count('group_moves')).toBe(1);
+    const stranger = await t.partner();
+    expect((await setGroup(t, program, gold.id, stranger.id)).status).toBe(404);
+  });
+});
+
+describe('which reward a sale earns (docs/groups.md#which-reward-a-sale-earns)', () => {
+  test('product rule > group reward > program default; a group without a reward pays the program default', async () => {
+    const { t, program } = await withCustomer({ commissionPercent: 10 });
+    await t.admin('POST', `/programs/${program.id}/rules`, { productId: 'pro', commissionPercent: 30 });
+    const sale = (id: string, productId?: string) => t.sale(program, { transaction_id: id, amount_cents: 10_000, product_id: productId });
+    await sale('before-groups');
+    const plain = await addGroup(t, program.id, { name: 'Plain' });
+    await sale('plain-group');
+    const gold = await addGroup(t, program.id, { name: 'Gold', commissionFlatCents: 700 });
+    await setGroup(t, program, gold.id);
+    await sale('gold');
+    await sale('gold-pro', 'pro');
+    await setGroup(t, program, plain.id);
+    await sale('back-to-plain');
+    expect((await commissions(t)).map((c) => c.amount_cents)).toEqual([1000, 1000, 700, 3000, 1000]);
+  });
+
+  test("the group's hold days and recurring months apply to its partners' sales", async () => {
+    const { t, program } = await withCustomer({ holdDays: 30, recurringMonths: null, attributionWindowDays: 3650 });
+    await addGroup(t, program.id, { name: 'Short', holdDays: 3, recurringMonths: 1 });
+    const first = await t.sale(program, { transaction_id: 'inv_0', subscription_id: 'sub_1', sale_type: 'subscription' });
+    t.clock.set('2026-03-20T12:00:00.000Z');
+    const within = await t.sale(program, { transaction_id: 'inv_1', subscription_id: 'sub_1', sale_type: 'subscription', is_recurring: true });
+    t.clock.set('2026-04-02T12:00:00.000Z');
+    const past = await t.sale(program, { transaction_id: 'inv_2', subscription_id: 'sub_1', sale_type: 'subscription', is_recurring: true });
+    expect([first.commission_id, within.commission_id, past.commission_id].map((id) => id !== null)).toEqual([true, true, false]);
+    expect((await commissions(t)).map((c) => c.hold_until.toISOString())).toEqual(['2026-03-04T12:00:00.000Z', '2026-03-23T12:00:00.000Z']);
+  });
+});
+
+describe('automatic moves (docs/groups.md#automatic-moves)', () => {
+  /** A program paying 10 % in Starter, which leads to Gold (25 %) at the threshold. */
+  async function ladder(threshold: object) {
+    const { t, program } = await withCustomer({ commissionPercent: 5, attributionWindowDays: 3650 });
+    const starter = await addGroup(t, program.id, { name: 'Starter', commissionPercent: 10 });
+    const gold = await addGroup(t, program.id, { name: 'Gold', commissionPercent: 25 });
+    await call(t, 'PATCH', `${groupsUrl(program.id)}/${starter.id}`, { nextGroupId: gold.id, threshold });
+    return { t, program, starter, gold };
+  }
+
+  /** A sale by a new customer of the program's partner (a conversion), or by cust_1 again. */
+  async function sale(t: TestApp, program: ProgramFixture, id: string, amount: number, newCustomer = true) {
+    if (newCustomer) await t.lead(program, `cust_${id}`);
+    return t.sale(program, { transaction_id: id, amount_cents: amount, customer_key: newCustomer ? `cust_${id}` : 'cust_1' });
+  }
+
+  test('conversions over 30 days: the crossing sale keeps the old reward, the next earns the new one; sales older than 30 days do not count', async () => {
+    const { t, program, starter, gold } = await ladder({ metric: 'conversions', value: 2, window: '30d' });
+    await sale(t, program, 'a', 10_000); // a conversion on day 0
+    t.clock.set('2026-04-01T12:00:00.000Z'); // day 31: the first falls out of the window
+    await sale(t, program, 'b', 10_000);
+    expect(await t.count('group_moves')).toBe(0);
+    const crossing = await sale(t, program, 'c', 10_000);
+    await sale(t, program, 'd', 10_000, false);
+    expect((await commissions(t)).map((c) => c.amount_cents)).toEqual([1000, 1000, 1000, 2500]);
+    const moves = await call(t, 'GET', `/api/programs/${program.id}/group-moves`);
+    expect(moves.body).toEqual([
+      {
+        id: 1, programId: program.id, partnerId: program.partnerId, fromGroupId: starter.id, toGroupId: gold.id, reason: 'threshold', saleId: crossing.sale_id,
+        createdAt: '2026-04-01T12:00:00.000Z',
+      },
+    ]);
+  });
+
+  test('a second sale of a customer is no new conversion', async () => {
+    const { t, program } = await ladder({ metric: 'conversions', value: 2, window: 'all' });
+    await sale(t, program, 'a', 100, false);
+    await sale(t, program, 'b', 100, false);
+    await sale(t, program, 'c', 100, false);
+    expect(await t.count('group_moves')).toBe(0);
+  });
+
+  test('revenue all time: moved at the exact sale that reaches it, not before; a refund after the move does not move back', async () => {
+    const { t, program, gold } = await ladder({ metric: 'revenue', value: 30_000, window: 'all' });
+    await sale(t, program, 'a', 19_999, false);
+    t.clock.set('2026-06-01T12:00:00.000Z');
+    await sale(t, program, 'b', 10_000, false); // 29,999: one cent short
+    expect(await t.count('group_moves')).toBe(0);
+    const crossing = await sale(t, program, 'c', 1, false); // exactly 30,000
+    expect(await t.count('group_moves')).toBe(1);
+    const refund = await t.post('/api/v1/track/refund', { transaction_id: 'c', refund_id: 'r1' }, program.apiKey);
+    expect(refund.statusCode).toBe(200);
+    await t.post('/api/v1/track/refund', { transaction_id: 'b', refund_id: 'r2' }, program.apiKey);
+    await sale(t, program, 'd', 10_000, false);
+    expect((await commissions(t)).map((c) => c.amount_cents)).toEqual([2000, 1000, 0, 2500]);
+    const listed = (await call(t, 'GET', groupsUrl(program.id))).body;
+    expect(listed.find((g: { id: number }) => g.id === gold.id).partners).toBe(1);
+    expect((await call(t, 'GET', `/api/programs/${program.id}/group-moves`)).body.map((m: { saleId: number }) => m.saleId)).toEqual([crossing.sale_id]);
+  });
+
+  test('revenue over 30 days counts only the sales received in the 30 days before', async () => {
+    const { t, program } = await ladder({ metric: 'revenue', value: 10_000, window: '30d' });
+    await sale(t, program, 'a', 9_000, false);
+    t.clock.set('2026-03-31T12:00:01.000Z'); // 30 days and 1 s later: the first sale is out
+    await sale(t, program, 'b', 9_000, false);
+    expect(await t.count('group_moves')).toBe(0);
+    await sale(t, program, 'c', 1_000, false);
+    expect(await t.count('group_moves')).toBe(1);
+  });
+
+  test('conversions all time, and a threshold already reached by the next group moves the partner on at once', async () => {
+    const { t, program, gold } = await ladder({ metric: 'conversions', value: 1, window: 'all' });
+    const platinum = await addGroup(t, program.id, { name: 'Platinum', commissionPercent: 40 });
+    await call(t, 'PATCH', `${groupsUrl(program.id)}/${gold.id}`, { nextGroupId: platinum.id, threshold: { metric: 'revenue', value: 500, window: 'all' } });
+    await sale(t, program, 'a', 1_000);
+    await sale(t, program, 'b', 1_000, false);
+    expect((await commissions(t)).map((c) => c.amount_cents)).toEqual([100, 400]);
+    expect((await call(t, 'GET', `/api/programs/${program.id}/group-moves`)).body.map((m: { fromGroupId: number; toGroupId: number }) => [m.fromGroupId, m.toGroupId])).toEqual([
+      [gold.id, platinum.id],
+      [1, gold.id],
+    ]);
+  });
+
+  test('sales of one batch: the sale after the crossing one in the same batch earns the new reward', async () => {
+    const { t, program } = await ladder({ metric: 'revenue', value: 1_000, window: 'all' });
+    const answers = await Promise.all(['a', 'b', 'c'].map((id) => t.sale(program, { transaction_id: id, amount_cents: 1_000 })));
+    expect(answers.every((a) => a.commission_id !== null)).toBe(true);
+    expect((await commissions(t)).map((c) => c.amount_cents)).toEqual([100, 250, 250]);
+    expect(await t.count('group_moves')).toBe(1);
+  });
+});
