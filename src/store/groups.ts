@@ -132,3 +132,18 @@ export async function thresholdFigures(sql: Sql, wanted: FigureQuery[], since30d
 
 /** The key of a figure: its enrollment, metric and window. */
 export const figureKey = (f: { enrollment_id: number; metric: ThresholdMetric; time_window: ThresholdWindow }) => `${f.enrollment_id}:${f.metric}:${f.time_window}`;
+
+/** The groups and partners of enrollments, by enrollment id: one round trip for a batch of leads. */
+export async function enrollmentGroups(sql: Sql, enrollmentIds: number[]): Promise<Map<number, { group_id: number | null; partner_id: number }>> {
+  if (enrollmentIds.length === 0) return new Map();
+  const rows = await sql.all<{ id: number; group_id: number | null; partner_id: number }>(
+    'SELECT id, group_id, partner_id FROM partner_programs WHERE id = ANY($1::BIGINT[])',
+    [list(enrollmentIds)],
+  );
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/** The customers a lead reward was created for (docs/groups.md#lead-rewards); the key makes it once per customer. */
+export function appendLeadRewards(sql: Sql, rows: Array<{ customer_id: number; commission_id: number }>): Promise<void> {
+  return sql.append('lead_rewards', [['customer_id', 'BIGINT'], ['commission_id', 'BIGINT']], rows);
+}

@@ -272,3 +272,60 @@ describe('automatic moves (docs/groups.md#automatic-moves)', () => {
     expect(await t.count('group_moves')).toBe(1);
   });
 });
+
+describe('lead rewards (docs/groups.md#lead-rewards)', () => {
+  /** A program whose partner is in a group with a lead reward of 5.00 and 7 hold days. */
+  async function rewarding() {
+    const t = await buildTestApp();
+    const program = await t.program({ holdDays: 30, commissionPercent: 10 });
+    await addGroup(t, program.id, { name: 'Agencies', leadRewardCents: 500, holdDays: 7 });
+    return { t, program };
+  }
+
+  const leadCommissions = (t: TestApp) =>
+    t.store.read((sql) => sql.all<{ id: number; sale_id: number | null; amount_cents: number; currency: string; hold_until: Date }>(
+      "SELECT id, sale_id, amount_cents, currency, hold_until FROM commissions WHERE type = 'lead' ORDER BY id",
+    ));
+
+  test('a lead earns the group its lead reward: a lead commission without a sale, held for the group hold days, with its event', async () => {
+    const { t, program } = await rewarding();
+    expect((await call(t, 'POST', `/api/programs/${program.id}/webhook-endpoints`, { url: 'https://example.com/hooks' })).status).toBe(200);
+    const { customerId } = await t.lead(program, 'cust_1');
+    const rows = await leadCommissions(t);
+    expect(rows).toEqual([{ id: 1, sale_id: null, amount_cents: 500, currency: 'USD', hold_until: new Date('2026-03-08T12:00:00.000Z') }]);
+    expect(await t.count('lead_rewards', `customer_id = ${customerId}`)).toBe(1);
+    const listed = await call(t, 'GET', `/api/programs/${program.id}/commissions`);
+    expect(listed.body).toMatchObject([{ id: 1, partnerId: program.partnerId, saleId: null, type: 'lead', amountCents: 500, currency: 'USD', status: 'pending' }]);
+    const events = await t.store.read((sql) => sql.all<{ body: string }>("SELECT body FROM outbox_messages WHERE type = 'commission.created'"));
+    expect(events.map((e) => JSON.parse(e.body).data)).toMatchObject([{ id: 1, saleId: null, type: 'lead', amountCents: 500 }]);
+  });
+
+  test('once per customer: the same customer key again, or twice at once, pays one reward; a sale of the customer earns its sale commission', async () => {
+    const { t, program } = await rewarding();
+    const clickId = await t.click(program);
+    await Promise.all([1, 2, 3].map(() => t.post('/api/v1/track/lead', { customer_key: 'cust_1', click_id: clickId }, program.apiKey)));
+    await t.lead(program, 'cust_1', { click_id: clickId });
+    await t.sale(program, { amount_cents: 10_000 });
+    expect((await leadCommissions(t)).length).toBe(1);
+    expect(await t.count('commissions', "type = 'sale'")).toBe(1);
+  });
+
+  test('a group without a lead reward, or a program without groups, pays nothing for a lead', async () => {
+    const t = await buildTestApp();
+    const plain = await t.program();
+    await t.lead(plain, 'cust_1');
+    const grouped = await t.program();
+    await addGroup(t, grouped.id, { name: 'No lead reward', commissionPercent: 20 });
+    await t.lead(grouped, 'cust_2');
+    expect(await t.count('commissions')).toBe(0);
+  });
+
+  test('a lead commission is approved after its hold and paid like any other', async () => {
+    const { t, program } = await rewarding();
+    await t.lead(program, 'cust_1');
+    t.clock.set('2026-03-09T12:00:00.000Z');
+    const payout = await call(t, 'POST', `/api/programs/${program.id}/payouts`);
+    expect(payout.status).toBe(200);
+    expect(payout.body.payouts).toMatchObject([{ partnerId: program.partnerId, currency: 'USD', amountCents: 500, commissionIds: [1] }]);
+  });
+});

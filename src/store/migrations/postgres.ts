@@ -8,6 +8,7 @@ import { STRIPE_API_KEY_SQL } from './017-stripe-api-key.js';
 import { APPLICATIONS_SQL, AUTO_APPROVE_SQL } from './018-applications.js';
 import { MAIL_UNSUBSCRIBES_SQL } from './020-mail-unsubscribes.js';
 import { GROUPS_SQL } from './021-groups.js';
+import { LEAD_REWARDS_SQL } from './022-lead-rewards.js';
 import type { Migration } from './index.js';
 
 /*
@@ -281,6 +282,9 @@ INSERT INTO id_counters (name, next) VALUES ('partner_groups', 1), ('group_moves
 `,
 };
 
+/** Lead rewards: DuckDB's migration 22. */
+const leadRewards: Migration = { version: 13, name: 'lead-rewards', sql: LEAD_REWARDS_SQL };
+
 export const postgresMigrations: readonly Migration[] = [
-  schema, rollups, rateCounters, signInCodes, rollupsPending, outbox, promotionCodes, fraud, stripeApiKey, applications, mailUnsubscribes, groups,
+  schema, rollups, rateCounters, signInCodes, rollupsPending, outbox, promotionCodes, fraud, stripeApiKey, applications, mailUnsubscribes, groups, leadRewards,
 ];
