@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { commissionFlatCents, commissionPercent, commissionTermsSchema, NOTHING_TO_CHANGE, someField } from './admin.js';
 import { id, instant, pathId } from './common.js';
+import { PERIODS } from './constants.js';
 
 /*
  * Partner groups, moves and the rule preview (docs/groups.md): what a member sends and reads.
@@ -79,3 +80,34 @@ export type UpdateGroupRequest = z.input<typeof updateGroupRequestSchema>;
 export type GroupView = z.output<typeof groupSchema>;
 export type GroupMoveView = z.output<typeof groupMoveSchema>;
 export type PartnerGroupView = z.output<typeof partnerGroupSchema>;
+
+export const previewQuerySchema = z
+  .object({
+    period: z.enum(PERIODS).default('90d').describe('7d, 30d, 90d (default) or all: the sales received in it'),
+    commissionPercent: z.coerce.number<number>().pipe(commissionPercent).optional(),
+    commissionFlatCents: z.coerce.number<number>().pipe(commissionFlatCents).optional(),
+    groupId: z.coerce.number<number>().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe("A group's sale reward"),
+  })
+  .refine((q) => [q.commissionPercent, q.commissionFlatCents, q.groupId].filter((v) => v !== undefined).length <= 1, {
+    message: 'give at most one of commissionPercent, commissionFlatCents and groupId',
+    path: ['commissionFlatCents'],
+  });
+
+const previewFigures = {
+  sales: z.int(),
+  revenueCents: z.int().describe('What refunds left of the sales'),
+  actualCents: z.int().describe('Their commissions as they are'),
+  previewCents: z.int().describe('What the reward would have paid'),
+};
+
+export const previewSchema = z.object({
+  period: z.enum(PERIODS),
+  from: instant,
+  to: instant,
+  rule: commissionTermsSchema,
+  partners: z.array(z.object({ partnerId: z.int(), name: z.string(), ...previewFigures })),
+  totals: z.object(previewFigures),
+});
+
+export type PreviewQuery = z.output<typeof previewQuerySchema>;
+export type Preview = z.output<typeof previewSchema>;

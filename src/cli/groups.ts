@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import type { GroupMoveView, GroupView, UpdateGroupRequest } from '../api/index.js';
+import type { GroupMoveView, GroupView, Preview, UpdateGroupRequest } from '../api/index.js';
 import { commissionText, formatCents, formatWhen, renderTable } from './output.js';
 
 /**
@@ -94,4 +94,22 @@ export function renderMoves(moves: GroupMoveView[], now: Date, empty: string): s
     moves,
     { empty },
   );
+}
+
+/** A rule preview: what it applied, then one line per partner and the totals. */
+export function renderPreview(preview: Preview): string {
+  const head = `${commissionText(preview.rule)} over the sales of ${preview.period} (${preview.from.slice(0, 10)} – ${preview.to.slice(0, 10)}, UTC days)`;
+  const total = { partnerId: 0, name: 'Total', ...preview.totals };
+  const table = renderTable(
+    [
+      { header: 'partner', value: (p) => (p.partnerId === 0 ? p.name : `${p.name} (#${p.partnerId})`), shrink: 'end' },
+      { header: 'sales', value: (p) => String(p.sales), align: 'right' },
+      { header: 'revenue', value: (p) => formatCents(p.revenueCents), align: 'right' },
+      { header: 'earned', value: (p) => formatCents(p.actualCents), align: 'right' },
+      { header: 'preview', value: (p) => formatCents(p.previewCents), align: 'right' },
+    ],
+    preview.partners.length === 0 ? [] : [...preview.partners, total],
+    { empty: 'No sales in the period: nothing to compare.' },
+  );
+  return `${head}\n${table}`;
 }

@@ -1,10 +1,12 @@
-import type { CreateGroupRequest, GroupMoveView, GroupView, PartnerGroupView, UpdateGroupRequest } from '../api/index.js';
+import type { CreateGroupRequest, GroupMoveView, GroupView, PartnerGroupView, Preview, PreviewQuery, UpdateGroupRequest } from '../api/index.js';
 import { AppError, invalidRequest } from '../errors.js';
 import type { Sql } from '../store/db.js';
 import * as groups from '../store/groups.js';
 import type { GroupMoveRow, GroupRow, ThresholdMetric, ThresholdWindow } from '../store/groups.js';
 import { findEnrollment } from '../store/partners.js';
 import type { CommissionRule } from '../store/programs.js';
+import { previewByPartner } from '../store/preview.js';
+import { reportWindow } from './performance.js';
 import { viewedProgram, type Viewer } from './access.js';
 import { percentToBasisPoints } from './commission.js';
 import type { Deps } from './deps.js';
@@ -278,5 +280,41 @@ export function listMoves({ store }: Deps, viewer: Viewer, programId: number, pa
   return store.read(async (sql) => {
     await viewedProgram(store, sql, viewer, programId);
     return (await groups.listMoves(sql, programId, partnerId ?? null)).map(moveView);
+  });
+}
+
+/** A sum the store answered (bigint on DuckDB, numeric text on PostgreSQL) as a number of cents. */
+const cents = (value: bigint | number | string) => Number(value);
+
+/**
+ * GET /api/programs/:programId/preview: what the program's sales of the period would have earned
+ * under the reward asked for (a percentage, a flat amount, a group's sale reward; the program's
+ * commission without one), per partner, beside what they earned; writes nothing
+ * (docs/groups.md#rule-preview).
+ */
+export function previewRule({ store, clock }: Deps, viewer: Viewer, programId: number, query: PreviewQuery): Promise<Preview> {
+  return store.read(async (sql) => {
+    const program = await viewedProgram(store, sql, viewer, programId);
+    let rule: CommissionRule = { type: program.commission_type, value: program.commission_value };
+    if (query.commissionPercent !== undefined) rule = { type: 'percent', value: percentToBasisPoints(query.commissionPercent) };
+    if (query.commissionFlatCents !== undefined) rule = { type: 'flat', value: query.commissionFlatCents };
+    if (query.groupId !== undefined) {
+      const group = await programGroup(sql, programId, query.groupId);
+      if (group.commission_type !== null) rule = { type: group.commission_type, value: group.commission_value! };
+    }
+    const window = reportWindow({ period: query.period }, clock.now(), program.created_at);
+    const rows = await previewByPartner(sql, programId, window.from, window.to, rule);
+    const partners = rows.map((r) => ({
+      partnerId: r.partner_id, name: r.name, sales: Number(r.sales), revenueCents: cents(r.revenue_cents), actualCents: cents(r.actual_cents), previewCents: cents(r.preview_cents),
+    }));
+    const sum = (pick: (p: (typeof partners)[number]) => number) => partners.reduce((total, p) => total + pick(p), 0);
+    return {
+      period: query.period,
+      from: window.from.toISOString(),
+      to: window.to.toISOString(),
+      rule: commissionView(rule),
+      partners,
+      totals: { sales: sum((p) => p.sales), revenueCents: sum((p) => p.revenueCents), actualCents: sum((p) => p.actualCents), previewCents: sum((p) => p.previewCents) },
+    };
   });
 }

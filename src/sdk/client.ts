@@ -7,7 +7,7 @@ import type {
   RefundResult, RejectCommissionsRequest, RetiredApiKey, RevokedSessions, RevokeSessionsRequest, SaleRequest, SaleResult, Session, SkipReason,
   UpdatePartnerRequest, UpdateProgramRequest, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
   CreateEndpointRequest, DeliveryView, EndpointView, EndpointWithSecret, SentEvent, UpdateEndpointRequest, PromotionCodeView, FraudEvent, ResolveHeldRequest, ReconcileReport,
-  ReconcileRequest, CreateGroupRequest, GroupMoveView, GroupView, PartnerGroupView, UpdateGroupRequest, Application, ApplicationList, ApplicationReceived, ApplicationRequest, ApplicationStatus, PublicProgram, RejectApplicationRequest,
+  ReconcileRequest, CreateGroupRequest, GroupMoveView, GroupView, PartnerGroupView, Preview, UpdateGroupRequest, Application, ApplicationList, ApplicationReceived, ApplicationRequest, ApplicationStatus, PublicProgram, RejectApplicationRequest,
 } from '../api/index.js';
 // The export's headers: constants of the API that load no schema (the SDK loads no zod).
 import { EXPORT_ROWS_HEADER, EXPORTED_PAYOUTS_HEADER, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER, TOTAL_COUNT_HEADER } from '../api/constants.js';
@@ -390,6 +390,11 @@ export class PartnerkitClient {
     /** GET /api/programs/:programId/group-moves: newest first, optionally of one partner. */
     moves: (programId: number, partnerId?: number) =>
       this.get<GroupMoveView[]>(`/api/programs/${programId}/group-moves${partnerId === undefined ? '' : `?partnerId=${partnerId}`}`),
+    /** GET /api/programs/:programId/preview: a reward over the period's sales, per partner; writes nothing. */
+    preview: (programId: number, query: { period?: string; commissionPercent?: number; commissionFlatCents?: number; groupId?: number }) => {
+      const params = new URLSearchParams(Object.entries(query).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)] as [string, string]])));
+      return this.get<Preview>(`/api/programs/${programId}/preview?${params}`);
+    },
   };
 
   readonly webhookEndpoints = {

@@ -439,6 +439,11 @@ const ROUTES: AuthenticatedRoute[] = [
     invalidRequest: (program) => ({ url: `/api/programs/${program.id}/partners/${program.partnerId}/group`, payload: { groupId: 0 } }),
   },
   {
+    method: 'GET', route: '/api/programs/:programId/preview', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/preview?period=30d&commissionPercent=15` }),
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/preview?commissionPercent=150` }),
+  },
+  {
     method: 'GET', route: '/api/programs/:programId/group-moves', guard: 'session', accepted: 200,
     prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/group-moves` }),
     invalidRequest: (program) => ({ url: `/api/programs/${program.id}/group-moves?partnerId=x` }),

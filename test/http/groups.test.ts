@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { ADMIN_TOKEN, buildTestApp, withCustomer, type ProgramFixture, type TestApp } from '../helpers/app.js';
 
@@ -328,4 +329,136 @@ describe('lead rewards (docs/groups.md#lead-rewards)', () => {
     expect(payout.status).toBe(200);
     expect(payout.body.payouts).toMatchObject([{ partnerId: program.partnerId, currency: 'USD', amountCents: 500, commissionIds: [1] }]);
   });
+});
+
+describe('the rule preview (docs/groups.md#rule-preview)', () => {
+  const previewUrl = (programId: number, query: string) => `/api/programs/${programId}/preview?${query}`;
+
+  /** Every row of the tables a preview reads, and the outbox: it must leave them as they were. */
+  const everything = (t: TestApp) =>
+    t.store.read(async (sql) => {
+      const tables = ['sale_events', 'refunds', 'commissions', 'partner_programs', 'partner_groups', 'group_moves', 'outbox_messages'];
+      return Promise.all(tables.map((table) => sql.all(`SELECT * FROM ${table} ORDER BY 1`)));
+    });
+
+  test('a percentage, a flat amount and a group over the period, per partner beside what they earned', async () => {
+    const { t, program } = await withCustomer({ commissionPercent: 10, attributionWindowDays: 3650 });
+    // The partner's group (the default) pays 2.50 a sale: what the sales earned.
+    const gold = await addGroup(t, program.id, { name: 'Gold', commissionFlatCents: 250 });
+    await t.sale(program, { transaction_id: 'old', amount_cents: 50_000 });
+    t.clock.set('2026-06-15T12:00:00.000Z'); // the first sale is now out of 30d
+    await t.sale(program, { transaction_id: 'a', amount_cents: 10_005 });
+    await t.sale(program, { transaction_id: 'b', amount_cents: 4_000 });
+    await t.post('/api/v1/track/refund', { transaction_id: 'a', refund_id: 'r1', amount_cents: 5 }, program.apiKey);
+    await t.post('/api/v1/track/refund', { transaction_id: 'b', refund_id: 'r2' }, program.apiKey);
+    const before = await everything(t);
+
+    const percent = await call(t, 'GET', previewUrl(program.id, 'period=30d&commissionPercent=12.5'));
+    expect(percent).toEqual({
+      status: 200,
+      body: {
+        period: '30d', from: '2026-05-17T00:00:00.000Z', to: '2026-06-15T23:59:59.999Z', rule: { type: 'percent', percent: 12.5 },
+        partners: [{ partnerId: program.partnerId, name: 'Partner', sales: 2, revenueCents: 10_000, actualCents: 250, previewCents: 1_250 }],
+        totals: { sales: 2, revenueCents: 10_000, actualCents: 250, previewCents: 1_250 },
+      },
+    });
+    const flat = await call(t, 'GET', previewUrl(program.id, `period=all&groupId=${gold.id}`));
+    expect(flat.body).toMatchObject({ rule: { type: 'flat', flatCents: 250 }, totals: { sales: 3, revenueCents: 60_000, actualCents: 500, previewCents: 500 } });
+    const program10 = await call(t, 'GET', previewUrl(program.id, 'period=7d'));
+    expect(program10.body.rule).toEqual({ type: 'percent', percent: 10 });
+    expect(await everything(t)).toEqual(before);
+  });
+
+  test.each([
+    ['a percentage over 100', 'commissionPercent=100.5', 400, 'commissionPercent'],
+    ['a negative flat amount', 'commissionFlatCents=-1', 400, 'commissionFlatCents'],
+    ['two rewards', 'commissionPercent=10&commissionFlatCents=100', 400, 'commissionFlatCents'],
+    ['an unknown period', 'period=1y', 400, 'period'],
+  ])('%s is 400 naming the field', async (_name, query, status, field) => {
+    const t = await buildTestApp();
+    const program = await t.program();
+    const response = await call(t, 'GET', previewUrl(program.id, query));
+    expect(response.status).toBe(status);
+    expect(response.body.error.details.fields.map((f: { field: string }) => f.field)).toEqual([field]);
+  });
+
+  test('a group of another program is 404', async () => {
+    const t = await buildTestApp();
+    const program = await t.program();
+    const other = await t.program();
+    const theirs = await addGroup(t, other.id, { name: 'Theirs', commissionPercent: 50 });
+    expect((await call(t, 'GET', previewUrl(program.id, `groupId=${theirs.id}`))).status).toBe(404);
+  });
+
+  type SaleStep = { partner: 0 | 1; day: number; cents: number };
+  type RefundStep = { pick: number; cents: number };
+  const rule = fc.oneof(
+    fc.record({ type: fc.constant('percent' as const), bp: fc.integer({ min: 1, max: 10_000 }) }),
+    fc.record({ type: fc.constant('flat' as const), cents: fc.integer({ min: 0, max: 5_000 }) }),
+  );
+
+  test('over random sales and refunds the preview is what a reference computation gives, and writes nothing', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ partner: fc.constantFrom(0 as const, 1 as const), day: fc.integer({ min: 0, max: 120 }), cents: fc.integer({ min: 1, max: 1_000_000 }) }), { minLength: 1, maxLength: 10 }),
+        fc.array(fc.record({ pick: fc.nat(), cents: fc.integer({ min: 1, max: 1_000_000 }) }), { maxLength: 6 }),
+        rule,
+        fc.constantFrom('7d', '30d', '90d', 'all'),
+        async (saleSteps: SaleStep[], refundSteps: RefundStep[], previewRule, period) => {
+          const t = await buildTestApp({ now: '2026-01-01T12:00:00.000Z' });
+          const a = await t.program({ commissionPercent: 15, attributionWindowDays: 3650 });
+          const partnerB = await t.partner({ name: 'Bea' });
+          const b = { ...a, refCode: (await t.enroll(a.id, partnerB.id)).refCode };
+          await t.lead(a, 'cust_a');
+          await t.lead(b, 'cust_b');
+          const sales = [...saleSteps].sort((x, y) => x.day - y.day).map((step, i) => ({ ...step, id: `in_${i}`, refunded: 0 }));
+          for (const sale of sales) {
+            t.clock.set(new Date(Date.parse('2026-01-01T12:00:00.000Z') + sale.day * 86_400_000).toISOString());
+            await t.sale(a, { transaction_id: sale.id, amount_cents: sale.cents, customer_key: sale.partner === 0 ? 'cust_a' : 'cust_b' });
+          }
+          for (const [i, refund] of refundSteps.entries()) {
+            const sale = sales[refund.pick % sales.length]!;
+            const cents = Math.min(refund.cents, sale.cents - sale.refunded);
+            if (cents === 0) continue;
+            const answer = await t.post('/api/v1/track/refund', { transaction_id: sale.id, refund_id: `r${i}`, amount_cents: cents }, a.apiKey);
+            expect(answer.statusCode).toBe(200);
+            sale.refunded += cents;
+          }
+          const before = await everything(t);
+          const query = previewRule.type === 'percent' ? `commissionPercent=${previewRule.bp / 100}` : `commissionFlatCents=${previewRule.cents}`;
+          const answer = await call(t, 'GET', previewUrl(a.id, `period=${period}&${query}`));
+          expect(answer.status).toBe(200);
+
+          // The reference: the sales received from the first day of the period on, each earning the rule on what is left of it.
+          const lastDay = Math.max(...sales.map((s) => s.day));
+          const firstDay = period === 'all' ? 0 : lastDay - Number.parseInt(period, 10) + 1;
+          const commissionsBySale = await t.store.read((sql) =>
+            sql.all<{ transaction_id: string; amount_cents: number; status: string }>(
+              'SELECT s.transaction_id, c.amount_cents, c.status FROM commissions c JOIN sale_events s ON s.id = c.sale_id',
+            ),
+          );
+          const rows = [a.partnerId, partnerB.id].map((partnerId, partner) => {
+            const mine = sales.filter((s) => s.partner === partner && s.day >= firstDay);
+            const earned = (s: (typeof sales)[number]) => {
+              const left = BigInt(s.cents - s.refunded);
+              if (left === 0n) return 0;
+              return previewRule.type === 'flat' ? previewRule.cents : Number((left * BigInt(previewRule.bp) + 5000n) / 10000n);
+            };
+            const actual = (s: (typeof sales)[number]) =>
+              commissionsBySale.filter((c) => c.transaction_id === s.id && !['reversed', 'rejected'].includes(c.status)).reduce((sum, c) => sum + c.amount_cents, 0);
+            return {
+              partnerId, name: partner === 0 ? 'Partner' : 'Bea', sales: mine.length, revenueCents: mine.reduce((sum, s) => sum + s.cents - s.refunded, 0),
+              actualCents: mine.reduce((sum, s) => sum + actual(s), 0), previewCents: mine.reduce((sum, s) => sum + earned(s), 0),
+            };
+          });
+          const expected = rows.filter((r) => r.sales > 0).sort((x, y) => y.revenueCents - x.revenueCents || x.partnerId - y.partnerId);
+          expect(answer.body.partners).toEqual(expected);
+          expect(answer.body.totals.previewCents).toBe(expected.reduce((sum, r) => sum + r.previewCents, 0));
+          expect(await everything(t)).toEqual(before);
+          await t.app.close();
+        },
+      ),
+      { seed: 20261127, numRuns: 12 },
+    );
+  }, 120_000);
 });

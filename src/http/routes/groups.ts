@@ -2,13 +2,13 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   createGroupRequestSchema, groupMoveSchema, groupParams, groupSchema, movesQuerySchema, partnerGroupParams, partnerGroupSchema, programParams,
-  removeGroupQuerySchema, responses, setPartnerGroupRequestSchema, updateGroupRequestSchema,
+  previewQuerySchema, previewSchema, removeGroupQuerySchema, responses, setPartnerGroupRequestSchema, updateGroupRequestSchema,
 } from '../../api/index.js';
-import { addGroup, listGroups, listMoves, removeGroup, setPartnerGroup, updateGroup } from '../../domain/groups.js';
+import { addGroup, listGroups, listMoves, previewRule, removeGroup, setPartnerGroup, updateGroup } from '../../domain/groups.js';
 import type { AppDeps } from '../deps.js';
 import { authenticateEvery, sessionAuth } from '../auth.js';
 
-/** Partner groups and moves (docs/groups.md#api): a member's dashboard session or the admin token. */
+/** Partner groups, moves and the rule preview (docs/groups.md#api): a member's dashboard session or the admin token. */
 export function groupRoutes(deps: AppDeps): FastifyPluginAsyncZod {
   return async (app) => {
     const viewer = authenticateEvery(app, sessionAuth(deps));
@@ -69,6 +69,18 @@ export function groupRoutes(deps: AppDeps): FastifyPluginAsyncZod {
         },
       },
       (request) => listMoves(deps, viewer(request), request.params.programId, request.query.partnerId),
+    );
+
+    // GET /api/programs/:programId/preview
+    app.get(
+      '/api/programs/:programId/preview',
+      {
+        schema: {
+          ...common, summary: "What the period's sales would have earned under another reward, per partner, beside what they earned; writes nothing",
+          params: programParams, querystring: previewQuerySchema, response: responses(previewSchema),
+        },
+      },
+      (request) => previewRule(deps, viewer(request), request.params.programId, request.query),
     );
   };
 }
