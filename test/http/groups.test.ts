@@ -369,6 +369,17 @@ describe('the rule preview (docs/groups.md#rule-preview)', () => {
     expect(await everything(t)).toEqual(before);
   });
 
+  test('large sales are computed exactly to the cent, refunds included', async () => {
+    const { t, program } = await withCustomer({ commissionPercent: 10 });
+    const cents = [90_071_992_547_409, 50_000_000_000, 49_999_999_999, 123_456_789_012_345];
+    for (const [i, amount] of cents.entries()) await t.sale(program, { transaction_id: `big_${i}`, amount_cents: amount });
+    await t.post('/api/v1/track/refund', { transaction_id: 'big_3', refund_id: 'r1', amount_cents: 1 }, program.apiKey);
+    const left = [...cents.slice(0, 3), cents[3]! - 1];
+    const expected = left.reduce((sum, c) => sum + (BigInt(c) * 3333n + 5000n) / 10000n, 0n);
+    const answer = await call(t, 'GET', previewUrl(program.id, 'period=7d&commissionPercent=33.33'));
+    expect(BigInt(answer.body.totals.previewCents)).toBe(expected);
+  });
+
   test.each([
     ['a percentage over 100', 'commissionPercent=100.5', 400, 'commissionPercent'],
     ['a negative flat amount', 'commissionFlatCents=-1', 400, 'commissionFlatCents'],
