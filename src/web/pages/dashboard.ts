@@ -11,6 +11,7 @@ import { periodFromUrl, periodPicker, periodToQuery, reportQuery, setQuery, type
 import { start, type Shell } from './shell.js';
 import { webhooksSection } from './webhooks.js';
 import { codesSection, reviewSection } from './review.js';
+import { groupsSection } from './groups.js';
 import { applicationsSection } from './applications.js';
 
 /** The merchant dashboard (docs/pages.md#the-dashboard): one program's numbers over a period. */
@@ -83,6 +84,7 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
   const webhooks = h('section', { id: 'webhooks' });
   const review = h('section', { id: 'review' });
   const codes = h('section', { id: 'codes' });
+  const groups = h('section', { id: 'groups' });
   show(
     shell.root,
     shell.header(
@@ -93,6 +95,7 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
     kpis,
     chart,
     partners,
+    groups,
     codes,
     review,
     applications,
@@ -112,6 +115,7 @@ async function programPage(shell: Shell, me: Me): Promise<void> {
   webhooksSection(shell, webhooks, programId);
   reviewSection(shell, review, programId);
   codesSection(shell, codes, programId, names);
+  groupsSection(shell, groups, programId, names);
 
   // The previous period (its totals tell a trend from nothing, its rows are the faint lines): the
   // same report over the window the API named.
