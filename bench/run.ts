@@ -2,7 +2,7 @@
 // ceiling measured in the same run on the same machine; prints a table, merges the sections it ran
 // into bench/results.json (the latest run of every section) and writes docs/benchmarks.md from it
 // and bench/benchmarks-intro.md. `npm run bench -- docs` only writes the page again.
-// Sections: cli, sales, fraud, reconcile, refunds, webhooks, outbound, clicks, links, mixed, flood, rate-limits, payouts, profile, demo, reports, preview, partners, dashboard, exports, scaling (default: all). BENCH_CLICKS scales the demo
+// Sections: cli, sales, fraud, groups, reconcile, refunds, webhooks, outbound, clicks, links, mixed, flood, rate-limits, payouts, profile, demo, reports, preview, partners, dashboard, exports, scaling (default: all). BENCH_CLICKS scales the demo
 // and report data down for a quick try (default 10,000,000); BENCH_SCALING lists the scaling sizes.
 // PARTNERKIT_BENCH_DATABASE_URL names a PostgreSQL database: the exports section then also measures the
 // export from PostgreSQL, and the rate-limits section (only then) the shared counters, each in a
@@ -26,7 +26,7 @@ import { benchRefunds } from './refunds.js';
 import { benchDemo, benchPartnerReport, benchPostgres, benchReports, benchScaling, demoDataSet } from './report.js';
 import { benchSales } from './sales.js';
 import { benchPreview } from './preview.js';
-import { benchFraud, benchReconcile } from './fraud.js';
+import { benchFraud, benchGroups, benchReconcile } from './fraud.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchOutbound } from './outbound.js';
 
@@ -136,6 +136,21 @@ if (wanted('fraud')) {
     ratio: `${(f.on.median / f.off.median).toFixed(2)}×`,
     target: '≥ 0.9× rules off',
     met: f.on.median >= 0.9 * f.off.median,
+  });
+}
+
+if (wanted('groups')) {
+  section = 'groups';
+  log('groups: sales without groups and with groups and thresholds in use, one server, interleaved (3 × 10 s each)…');
+  const g = await benchGroups();
+  results.groups = g;
+  record({
+    figure: 'sale throughput, groups and thresholds in use',
+    value: `${spread(g.groups)}/s`,
+    ceiling: `no groups ${fmt(g.plain.median)}/s`,
+    ratio: `${(g.groups.median / g.plain.median).toFixed(2)}×`,
+    target: '≥ 0.9× no groups',
+    met: g.groups.median >= 0.9 * g.plain.median,
   });
 }
 

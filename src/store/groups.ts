@@ -112,22 +112,26 @@ export type FigureQuery = { enrollmentId: number; metric: ThresholdMetric; windo
 
 /**
  * The figures thresholds compare, for a batch's enrollments, in one statement: conversions (customers
- * whose first purchase was recorded) and revenue (live sales as recorded), over the window: after
- * `since30d` for `30d`, all time for `all`; keyed by figureKey (docs/groups.md#automatic-moves).
+ * whose first purchase was recorded) and revenue (live sales as recorded), over the last 30 days
+ * (after `since30d`) and all time, keyed by figureKey (docs/groups.md#automatic-moves). Two grouped
+ * scans of the enrollments' rows: no join, no subquery per enrollment.
  */
 export async function thresholdFigures(sql: Sql, wanted: FigureQuery[], since30d: Date): Promise<Map<string, number>> {
   if (wanted.length === 0) return new Map();
-  const rows = await sql.all<{ enrollment_id: number; metric: ThresholdMetric; time_window: ThresholdWindow; figure: number }>(
-    `WITH w AS (SELECT unnest($1::BIGINT[]) AS enrollment_id, unnest($2::VARCHAR[]) AS metric, unnest($3::VARCHAR[]) AS time_window),
-     t AS (SELECT *, CASE WHEN time_window = '30d' THEN $4::TIMESTAMP ELSE TIMESTAMP '1970-01-01 00:00:00' END AS since FROM w)
-     SELECT t.enrollment_id, t.metric, t.time_window, CAST(CASE WHEN t.metric = 'conversions' THEN
-         (SELECT count(*) FROM customers c WHERE c.partner_program_id = t.enrollment_id AND c.status = 'conversion' AND c.first_purchase_date > t.since)
-       ELSE (SELECT coalesce(sum(s.amount_cents), 0) FROM sale_events s WHERE s.partner_program_id = t.enrollment_id AND s.received_at > t.since)
-       END AS BIGINT) AS figure
-     FROM t`,
-    [list(wanted.map((w) => w.enrollmentId)), list(wanted.map((w) => w.metric)), list(wanted.map((w) => w.window)), since30d],
+  const rows = await sql.all<{ enrollment_id: number; metric: ThresholdMetric; recent: number | bigint | string | null; total: number | bigint | string | null }>(
+    `SELECT partner_program_id AS enrollment_id, 'conversions' AS metric, count(*) FILTER (WHERE first_purchase_date > $2) AS recent, count(*) AS total
+     FROM customers WHERE partner_program_id = ANY($1::BIGINT[]) AND status = 'conversion' GROUP BY partner_program_id
+     UNION ALL
+     SELECT partner_program_id, 'revenue', CAST(sum(amount_cents) FILTER (WHERE received_at > $2) AS HUGEINT), CAST(sum(amount_cents) AS HUGEINT)
+     FROM sale_events WHERE partner_program_id = ANY($1::BIGINT[]) GROUP BY partner_program_id`,
+    [list([...new Set(wanted.map((w) => w.enrollmentId))]), since30d],
   );
-  return new Map(rows.map((r) => [figureKey(r), Number(r.figure)]));
+  const figures = new Map<string, number>();
+  for (const r of rows) {
+    figures.set(figureKey({ enrollment_id: r.enrollment_id, metric: r.metric, time_window: '30d' }), Number(r.recent ?? 0));
+    figures.set(figureKey({ enrollment_id: r.enrollment_id, metric: r.metric, time_window: 'all' }), Number(r.total ?? 0));
+  }
+  return figures;
 }
 
 /** The key of a figure: its enrollment, metric and window. */
