@@ -2,7 +2,7 @@
 // ceiling measured in the same run on the same machine; prints a table, merges the sections it ran
 // into bench/results.json (the latest run of every section) and writes docs/benchmarks.md from it
 // and bench/benchmarks-intro.md. `npm run bench -- docs` only writes the page again.
-// Sections: cli, sales, fraud, reconcile, refunds, webhooks, outbound, clicks, links, mixed, flood, rate-limits, payouts, profile, demo, reports, partners, dashboard, exports, scaling (default: all). BENCH_CLICKS scales the demo
+// Sections: cli, sales, fraud, groups, reconcile, refunds, webhooks, outbound, clicks, links, mixed, flood, rate-limits, payouts, profile, demo, reports, preview, partners, dashboard, exports, scaling (default: all). BENCH_CLICKS scales the demo
 // and report data down for a quick try (default 10,000,000); BENCH_SCALING lists the scaling sizes.
 // PARTNERKIT_BENCH_DATABASE_URL names a PostgreSQL database: the exports section then also measures the
 // export from PostgreSQL, and the rate-limits section (only then) the shared counters, each in a
@@ -25,7 +25,8 @@ import { profileWrites, type WriteProfile } from './profile.js';
 import { benchRefunds } from './refunds.js';
 import { benchDemo, benchPartnerReport, benchPostgres, benchReports, benchScaling, demoDataSet } from './report.js';
 import { benchSales } from './sales.js';
-import { benchFraud, benchReconcile } from './fraud.js';
+import { benchPreview } from './preview.js';
+import { benchFraud, benchGroups, benchReconcile } from './fraud.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchOutbound } from './outbound.js';
 
@@ -135,6 +136,21 @@ if (wanted('fraud')) {
     ratio: `${(f.on.median / f.off.median).toFixed(2)}×`,
     target: '≥ 0.9× rules off',
     met: f.on.median >= 0.9 * f.off.median,
+  });
+}
+
+if (wanted('groups')) {
+  section = 'groups';
+  log('groups: sales without groups and with groups and thresholds in use, one server, interleaved (3 × 10 s each)…');
+  const g = await benchGroups();
+  results.groups = g;
+  record({
+    figure: 'sale throughput, groups and thresholds in use',
+    value: `${spread(g.groups)}/s`,
+    ceiling: `no groups ${fmt(g.plain.median)}/s`,
+    ratio: `${(g.groups.median / g.plain.median).toFixed(2)}×`,
+    target: '≥ 0.9× no groups',
+    met: g.groups.median >= 0.9 * g.plain.median,
   });
 }
 
@@ -425,9 +441,24 @@ if (wanted('demo') || wanted('reports')) {
     target: '≥ 2 M rows/s, ≥ 25 % of SQL',
     met: d.figures.rowsPerSecond.median >= 2e6 && d.figures.rowsPerSecond.median >= 0.25 * d.figures.ceilingRowsPerSecond.median,
   });
-} else if (wanted('partners') || wanted('dashboard') || wanted('exports')) {
+} else if (wanted('preview') || wanted('partners') || wanted('dashboard') || wanted('exports')) {
   log(`partners, dashboard, exports: the reports' data set, partnerkit demo --clicks ${fmt(clicks)} (one load)…`);
   demoData = await demoDataSet(clicks);
+}
+
+if (wanted('preview') && demoData) {
+  section = 'preview';
+  log('preview: the rule preview over every sale of the reports\' data set, beside the performance report (20 runs each)…');
+  const p = await benchPreview(demoData);
+  results.preview = p;
+  record({
+    figure: `rule preview, period all (${fmt(p.sales)} sales)`,
+    value: `${spread(p.preview, 1)} ms`,
+    ceiling: `performance report all ${fmt(p.report.median, 1)} ms`,
+    ratio: `${(p.preview.median / p.report.median).toFixed(1)}×`,
+    target: '≤ 200 ms over 1 M sales',
+    met: p.preview.median <= (200 * Math.max(p.sales, 1_000_000)) / 1_000_000,
+  });
 }
 
 if (wanted('reports') && demoData) {

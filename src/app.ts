@@ -61,6 +61,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
     paths: ['/api/programs/'],
     load: async () => (await import('./http/routes/promotion-codes.js')).promotionCodeRoutes,
   },
+  { name: 'groups', paths: ['/api/programs/'], load: async () => (await import('./http/routes/groups.js')).groupRoutes },
   {
     name: 'public-applications',
     paths: ['/api/public/programs/'],

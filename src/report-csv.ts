@@ -33,7 +33,7 @@ const COMMISSION_CSV_FIELDS = ['id', 'partnerId', 'partnerName', 'saleId', 'type
 export function commissionsCsv(commissions: Commission[], names: Map<number, string>): string {
   const lines = commissions.map((c) =>
     csvRecord([
-      c.id, c.partnerId, names.get(c.partnerId) ?? '', c.saleId, c.type, csvNumber((c.amountCents / 100).toFixed(2)), c.currency, c.status, c.holdUntil, c.createdAt,
+      c.id, c.partnerId, names.get(c.partnerId) ?? '', c.saleId ?? '', c.type, csvNumber((c.amountCents / 100).toFixed(2)), c.currency, c.status, c.holdUntil, c.createdAt,
       c.payoutId ?? '', c.paidAt ?? '', c.reason ?? '',
     ]),
   );

@@ -7,16 +7,15 @@ const name = z.string().min(1).max(255);
 const email = z.email().max(255);
 
 /** A percentage (0–100, two decimals at most) or a flat amount in cents; not both. */
+export const commissionPercent = z
+  .number()
+  .gt(0)
+  .max(100)
+  .refine((p) => Number.isInteger(Math.round(p * 100 * 1e6) / 1e6), 'at most two decimals');
+export const commissionFlatCents = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
+
 const commissionInput = z
-  .object({
-    commissionPercent: z
-      .number()
-      .gt(0)
-      .max(100)
-      .refine((p) => Number.isInteger(Math.round(p * 100 * 1e6) / 1e6), 'at most two decimals')
-      .optional(),
-    commissionFlatCents: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
-  })
+  .object({ commissionPercent: commissionPercent.optional(), commissionFlatCents: commissionFlatCents.optional() })
   .refine((c) => c.commissionPercent === undefined || c.commissionFlatCents === undefined, {
     message: 'give commissionPercent or commissionFlatCents, not both',
     path: ['commissionFlatCents'],
@@ -71,8 +70,8 @@ export const createProgramRequestSchema = z.intersection(
 );
 
 /** At least one field of an update body. */
-const someField = <T extends object>(body: T) => Object.values(body).some((value) => value !== undefined);
-const NOTHING_TO_CHANGE = { message: 'give at least one setting to change', path: [] };
+export const someField = <T extends object>(body: T) => Object.values(body).some((value) => value !== undefined);
+export const NOTHING_TO_CHANGE = { message: 'give at least one setting to change', path: [] };
 
 export const updateProgramRequestSchema = z
   .intersection(z.object(programSettings).partial(), commissionInput)

@@ -18,5 +18,6 @@ export * from './tracking.js';
 export * from './webhooks.js';
 export * from './outbound-webhooks.js';
 export * from './promotion-codes.js';
+export * from './groups.js';
 export * from './fraud.js';
 export * from './stripe-reconcile.js';

@@ -59,8 +59,8 @@ export const portalCommissionsSchema = z.object({
   data: z.array(
     z.object({
       id: z.int(),
-      saleId: z.int(),
-      type: z.enum(['sale', 'clawback']),
+      saleId: z.int().nullable().describe('null for a lead reward'),
+      type: z.enum(['sale', 'clawback', 'lead']).describe('lead: a lead reward (docs/groups.md#lead-rewards)'),
       amount: amount.describe('Negative for a clawback'),
       currency: z.string(),
       status: z.enum(COMMISSION_STATUSES),

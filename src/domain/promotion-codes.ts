@@ -56,6 +56,7 @@ export async function addCode({ store, clock }: Deps, viewer: Viewer, programId:
       partner_id: enrollment.partner_id,
       partner_name: (await findPartner(sql, enrollment.partner_id))!.name,
       enrollment_status: enrollment.status,
+      group_id: enrollment.group_id ?? null,
     };
     await codes.insertCode(sql, row);
     return codeView(row);

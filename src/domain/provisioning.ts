@@ -19,7 +19,8 @@ import { percentToBasisPoints } from './commission.js';
 import { fraudRulesView, storedFraudRules } from './fraud.js';
 import { randomCode, randomToken, sha256 } from './secrets.js';
 
-function commissionView(rule: CommissionRule): CommissionTerms {
+/** A commission rule as the API shows it. */
+export function commissionView(rule: CommissionRule): CommissionTerms {
   return rule.type === 'percent' ? { type: 'percent', percent: rule.value / 100 } : { type: 'flat', flatCents: rule.value };
 }
 

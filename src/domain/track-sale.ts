@@ -1,3 +1,5 @@
+import { utc } from '@date-fns/utc';
+import { subDays } from 'date-fns/subDays';
 import type { Sql, Store } from '../store/db.js';
 import { programKey } from '../store/program-key.js';
 import * as sales from '../store/sales.js';
@@ -9,6 +11,8 @@ import { codeRefKey, findAttributingCodes, type CodeRef } from './promotion-code
 import type { FraudEventRow } from '../store/fraud.js';
 import { checkFraud, countSales, fraudEventRow, fraudModes, refundRates, storeFraudEvents, type RefundRate } from './fraud.js';
 import { commissionCents, holdUntil, renewalEarnsCommission, withinAttributionWindow } from './commission.js';
+import { groupOf, movesFrom, saleTerms, thresholdsOf } from './groups.js';
+import { appendMoves, figureKey, setEnrollmentGroup, thresholdFigures, type FigureQuery, type GroupMoveRow } from '../store/groups.js';
 import type { Deps } from './deps.js';
 import { cachedPrograms, type CachedProgram } from './program-cache.js';
 import { CURRENCIES, type Currency, type SaleRequest } from '../api/index.js';
@@ -108,6 +112,13 @@ type BatchContext = {
   firstSubscriptionSale: Map<string, Date>;
   /** The refund rates of the enrollments the batch may credit, where the program checks them (docs/fraud.md#rules-on-the-write-path). */
   refundRates: Map<number, RefundRate>;
+  /**
+   * The thresholds' figures of the enrollments the batch may credit, where their program has
+   * thresholds, by figureKey; each sale adds itself (docs/groups.md#automatic-moves).
+   */
+  figures: Map<string, number>;
+  /** The group of each enrollment a sale of the batch moved, as the batch left it. */
+  movedTo: Map<number, number>;
 };
 
 const recordSale = batched(recordSales);
@@ -147,7 +158,17 @@ async function loadContext(store: Store, sql: Sql, batch: PendingSale[], seen: B
     .filter((c) => checked(c.program_id))
     .map((c) => c.partner_program_id);
   const rates = enrollments.length === 0 ? new Map<number, RefundRate>() : await refundRates(store, sql, enrollments, now);
-  return { seen, programs, customersByKey, customersByClick, codes, firstSubscriptionSale: firstSales, refundRates: rates };
+  // The figures thresholds compare, of every enrollment the batch may credit whose program has thresholds: one statement.
+  const wanted = new Map<string, FigureQuery>();
+  for (const c of [...customersByKey.values(), ...customersByClick.values(), ...codes.values()]) {
+    const cached = programs.get(c.program_id);
+    for (const { metric, window } of cached ? thresholdsOf(cached) : []) {
+      const query = { enrollmentId: c.partner_program_id, metric, window };
+      wanted.set(figureKey({ enrollment_id: query.enrollmentId, metric, time_window: window }), query);
+    }
+  }
+  const figures = await thresholdFigures(sql, [...wanted.values()], subDays(now, 30, { in: utc }));
+  return { seen, programs, customersByKey, customersByClick, codes, firstSubscriptionSale: firstSales, refundRates: rates, figures, movedTo: new Map() };
 }
 
 /** Rows a batch writes, gathered while deciding each sale in arrival order. */
@@ -164,6 +185,8 @@ type BatchWrites = {
   fraud: Array<Omit<FraudEventRow, 'id'>>;
   /** What the batch tells the program's webhook endpoints, written with it (docs/outbound-webhooks.md#the-outbox). */
   events: OutboundEvent[];
+  /** The partners its sales moved to another group, ids given when the batch is written. */
+  moves: Array<Omit<GroupMoveRow, 'id'>>;
 };
 
 /**
@@ -179,7 +202,7 @@ export async function recordSales(deps: Deps, sql: Sql, batch: PendingSale[], ru
   const seen = lookUpLedger ? await sales.findTransactions(sql, keys.filter((key) => key !== undefined)) : new Map<string, number | null>();
   const context = await loadContext(deps.store, sql, batch, seen, now);
   const writes: BatchWrites = {
-    transactions: [], saleEvents: [], commissions: [], testSales: [], converted: new Set(), customers: [], codeSales: [], fraud: [], events: [],
+    transactions: [], saleEvents: [], commissions: [], testSales: [], converted: new Set(), customers: [], codeSales: [], fraud: [], events: [], moves: [],
   };
   const tests = batch.filter((sale) => sale.mode === 'test').length;
   const lives = batch.length - tests;
@@ -197,6 +220,7 @@ export async function recordSales(deps: Deps, sql: Sql, batch: PendingSale[], ru
   await tracking.markConverted(sql, [...writes.converted], now);
   await appendCodeSales(sql, writes.codeSales);
   await storeFraudEvents(deps.store, sql, writes.fraud);
+  await storeMoves(deps.store, sql, writes.moves, context.movedTo);
   await emit(deps, sql, writes.events);
   const credited = writes.saleEvents.map((s) => s.partner_program_id);
   run.afterCommit(() => countSales(deps.store, credited));
@@ -264,10 +288,12 @@ function decide(
   const cached = context.programs.get(source.programId);
   // A sale's program comes from its API key or a verified webhook, and programs are never deleted.
   if (!cached) throw new Error(`invariant: program ${source.programId} of a sale does not exist`);
-  const { program, rules } = cached;
+  const { program } = cached;
   const attributed = attribute(context, sale, writes, nextId, now);
   if ('reason' in attributed) return attributed;
   const { customer, code } = attributed;
+  const group = groupOf(cached, context.movedTo.get(customer.partner_program_id) ?? customer.group_id);
+  const terms = saleTerms(cached, group, request.product_id);
 
   if (!withinAttributionWindow(customer.attributed_from, program.attribution_window_days, now)) {
     remember(null);
@@ -279,7 +305,7 @@ function decide(
   const subscriptionKey = request.subscription_id === undefined ? undefined : programKey(program.id, request.subscription_id);
   const earnsCommission =
     !isRecurring ||
-    renewalEarnsCommission(program.recurring_months, subscriptionKey === undefined ? undefined : context.firstSubscriptionSale.get(subscriptionKey), now);
+    renewalEarnsCommission(terms.recurringMonths, subscriptionKey === undefined ? undefined : context.firstSubscriptionSale.get(subscriptionKey), now);
   const saleRow: SaleEventRow = {
     id: saleId,
     program_id: program.id,
@@ -309,16 +335,15 @@ function decide(
     writes.codeSales.push({ sale_id: saleId, program_id: program.id, partner_program_id: code.partner_program_id, promotion_code_id: code.id, paid_at: saleRow.occurred_at ?? now });
   }
   if (subscriptionKey !== undefined && !context.firstSubscriptionSale.has(subscriptionKey)) context.firstSubscriptionSale.set(subscriptionKey, now);
+  const converts = code !== undefined || (customer.status === 'lead' && !writes.converted.has(customer.id));
   if (customer.status === 'lead') writes.converted.add(customer.id);
+  moveOnThreshold(cached, group, { enrollmentId: customer.partner_program_id, saleId, amountCents: request.amount_cents!, converts }, context, writes, now);
 
   if (!earnsCommission) {
     writes.events.push(...liveSaleEvents(saleRow, customer.partner_id, undefined));
     return { kind: 'recorded', saleId, commissionId: null };
   }
-  const rule = (request.product_id !== undefined && rules.get(request.product_id)) || {
-    type: program.commission_type,
-    value: program.commission_value,
-  };
+  const { rule } = terms;
   const commissionId = nextId('commissions');
   const commission: CommissionRow = {
     id: commissionId,
@@ -328,7 +353,7 @@ function decide(
     amount_cents: commissionCents(request.amount_cents!, rule),
     currency,
     status: 'pending',
-    hold_until: holdUntil(now, program.hold_days),
+    hold_until: holdUntil(now, terms.holdDays),
     created_at: now,
     type: 'sale',
     payout_id: null,
@@ -350,6 +375,46 @@ function decide(
   writes.commissions.push(commission);
   writes.events.push(...liveSaleEvents(saleRow, customer.partner_id, commission));
   return { kind: 'recorded', saleId, commissionId };
+}
+
+/**
+ * Adds a recorded sale to its enrollment's figures, and moves the partner on while the thresholds of
+ * its group are reached (docs/groups.md#automatic-moves): this sale keeps the reward it was computed
+ * with, the next one earns the new group's.
+ */
+function moveOnThreshold(
+  cached: CachedProgram,
+  group: ReturnType<typeof groupOf>,
+  sale: { enrollmentId: number; saleId: number; amountCents: number; converts: boolean },
+  context: BatchContext,
+  writes: BatchWrites,
+  now: Date,
+): void {
+  const thresholds = thresholdsOf(cached);
+  if (thresholds.length === 0) return;
+  const key = (metric: 'conversions' | 'revenue', window: '30d' | 'all') => figureKey({ enrollment_id: sale.enrollmentId, metric, time_window: window });
+  for (const { metric, window } of thresholds) {
+    const added = metric === 'revenue' ? sale.amountCents : sale.converts ? 1 : 0;
+    context.figures.set(key(metric, window), (context.figures.get(key(metric, window)) ?? 0) + added);
+  }
+  let from = group;
+  for (const to of movesFrom(cached, group, (metric, window) => context.figures.get(key(metric, window)) ?? 0)) {
+    writes.moves.push({
+      program_id: cached.program.id, partner_program_id: sale.enrollmentId, from_group_id: from?.id ?? null, to_group_id: to.id, reason: 'threshold', sale_id: sale.saleId, created_at: now,
+    });
+    context.movedTo.set(sale.enrollmentId, to.id);
+    from = to;
+  }
+}
+
+/** The moves of a batch with their ids, and each moved enrollment in the group the batch left it in. */
+async function storeMoves(store: Store, sql: Sql, moves: BatchWrites['moves'], movedTo: Map<number, number>): Promise<void> {
+  if (moves.length === 0) return;
+  const first = await store.nextId(sql, 'group_moves', moves.length);
+  await appendMoves(sql, moves.map((m, i) => ({ ...m, id: first + i })));
+  const byGroup = new Map<number, number[]>();
+  for (const [enrollmentId, groupId] of movedTo) byGroup.set(groupId, [...(byGroup.get(groupId) ?? []), enrollmentId]);
+  for (const [groupId, enrollmentIds] of byGroup) await setEnrollmentGroup(sql, enrollmentIds, groupId);
 }
 
 /** The customer of the sale's customer_key, else of its click_id, both within the program. */
@@ -401,7 +466,7 @@ function attribute(
     status: 'conversion',
   };
   writes.customers.push(row);
-  const customer: AttributableCustomer = { ...row, enrollment_status: 'active', partner_id: code.partner_id, partner_email: null };
+  const customer: AttributableCustomer = { ...row, enrollment_status: 'active', partner_id: code.partner_id, partner_email: null, group_id: code.group_id };
   context.customersByKey.set(programKey(programId, row.customer_key), customer);
   return { customer, code };
 }

@@ -12,6 +12,7 @@ import { randomToken } from './secrets.js';
 import { UniqueClicks, type ClickDeps, type Visitor } from './unique-clicks.js';
 import { batched, type BatchRun } from './write-batcher.js';
 import { codeRefKey, findAttributingCodes } from './promotion-codes.js';
+import { rewardLeads } from './lead-rewards.js';
 
 /**
  * Who sends a click: a browser, known by its address and User-Agent, or the merchant's backend
@@ -191,6 +192,7 @@ async function recordLeads(deps: Deps, sql: Sql, leads: PendingLead[]): Promise<
   });
   await tracking.appendCustomers(sql, rows);
   await emit(deps, sql, rows.map(leadEvent));
+  await rewardLeads(deps, sql, rows);
   return outcomes;
 }
 

@@ -7,7 +7,7 @@ import type {
   RefundResult, RejectCommissionsRequest, RetiredApiKey, RevokedSessions, RevokeSessionsRequest, SaleRequest, SaleResult, Session, SkipReason,
   UpdatePartnerRequest, UpdateProgramRequest, WebhookEvent, WebhookEventsQuery, WebhookResult, WebhookSecret, WebhookSecretRequest,
   CreateEndpointRequest, DeliveryView, EndpointView, EndpointWithSecret, SentEvent, UpdateEndpointRequest, PromotionCodeView, FraudEvent, ResolveHeldRequest, ReconcileReport,
-  ReconcileRequest, Application, ApplicationList, ApplicationReceived, ApplicationRequest, ApplicationStatus, PublicProgram, RejectApplicationRequest,
+  ReconcileRequest, CreateGroupRequest, GroupMoveView, GroupView, PartnerGroupView, Preview, UpdateGroupRequest, Application, ApplicationList, ApplicationReceived, ApplicationRequest, ApplicationStatus, PublicProgram, RejectApplicationRequest,
 } from '../api/index.js';
 // The export's headers: constants of the API that load no schema (the SDK loads no zod).
 import { EXPORT_ROWS_HEADER, EXPORTED_PAYOUTS_HEADER, SKIP_REASONS_HEADER, SKIPPED_PAYOUTS_HEADER, TOTAL_COUNT_HEADER } from '../api/constants.js';
@@ -394,6 +394,29 @@ export class PartnerkitClient {
     /** DELETE /api/programs/:programId/codes/:code */
     remove: (programId: number, code: string) =>
       this.request<PromotionCodeView>({ method: 'DELETE', path: `/api/programs/${programId}/codes/${encodeURIComponent(code)}` }),
+  };
+
+  readonly groups = {
+    /** POST /api/programs/:programId/groups */
+    add: (programId: number, body: CreateGroupRequest) => this.post<GroupView>(`/api/programs/${programId}/groups`, body),
+    /** GET /api/programs/:programId/groups */
+    list: (programId: number) => this.get<GroupView[]>(`/api/programs/${programId}/groups`),
+    /** PATCH /api/programs/:programId/groups/:groupId */
+    update: (programId: number, groupId: number, body: UpdateGroupRequest) => this.patch<GroupView>(`/api/programs/${programId}/groups/${groupId}`, body),
+    /** DELETE /api/programs/:programId/groups/:groupId: its partners move to `moveTo`. */
+    remove: (programId: number, groupId: number, moveTo?: number) =>
+      this.request<GroupView>({ method: 'DELETE', path: `/api/programs/${programId}/groups/${groupId}${moveTo === undefined ? '' : `?moveTo=${moveTo}`}` }),
+    /** PUT /api/programs/:programId/partners/:partnerId/group */
+    setPartner: (programId: number, partnerId: number, groupId: number) =>
+      this.request<PartnerGroupView>({ method: 'PUT', path: `/api/programs/${programId}/partners/${partnerId}/group`, body: { groupId } }),
+    /** GET /api/programs/:programId/group-moves: newest first, optionally of one partner. */
+    moves: (programId: number, partnerId?: number) =>
+      this.get<GroupMoveView[]>(`/api/programs/${programId}/group-moves${partnerId === undefined ? '' : `?partnerId=${partnerId}`}`),
+    /** GET /api/programs/:programId/preview: a reward over the period's sales, per partner; writes nothing. */
+    preview: (programId: number, query: { period?: string; commissionPercent?: number; commissionFlatCents?: number; groupId?: number }) => {
+      const params = new URLSearchParams(Object.entries(query).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)] as [string, string]])));
+      return this.get<Preview>(`/api/programs/${programId}/preview?${params}`);
+    },
   };
 
   readonly webhookEndpoints = {

@@ -2,7 +2,7 @@ import { NDJSON } from '../api/media-types.js';
 
 /** How the client reaches the API: fetch over the network, or an in-process app (the CLI). */
 export type ApiRequest = {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   path: string;
   headers?: Record<string, string>;
   body?: unknown;

@@ -21,6 +21,8 @@ export type PartnerProgramRow = {
   ref_code: string;
   status: 'active' | 'inactive';
   created_at: Date;
+  /** The enrollment's partner group; null or left out: the program's default group (docs/groups.md#which-group-a-partner-is-in). */
+  group_id?: number | null;
 };
 
 export async function insertPartner(sql: Sql, p: PartnerRow): Promise<void> {
@@ -57,10 +59,11 @@ export function findPartnerByEmail(sql: Sql, email: string): Promise<PartnerRow 
 /** partner_programs' columns, in the table's order. */
 const PARTNER_PROGRAM_COLUMNS: Columns<PartnerProgramRow> = [
   ['id', 'BIGINT'], ['partner_id', 'BIGINT'], ['program_id', 'BIGINT'], ['ref_code', 'VARCHAR'], ['status', 'VARCHAR'], ['created_at', 'TIMESTAMP'],
+  ['group_id', 'BIGINT'],
 ];
 
 export async function insertPartnerProgram(sql: Sql, pp: PartnerProgramRow): Promise<void> {
-  await sql.append('partner_programs', PARTNER_PROGRAM_COLUMNS, [pp]);
+  await sql.append('partner_programs', PARTNER_PROGRAM_COLUMNS, [{ ...pp, group_id: pp.group_id ?? null }]);
 }
 
 export function findEnrollment(sql: Sql, programId: number, partnerId: number): Promise<PartnerProgramRow | undefined> {

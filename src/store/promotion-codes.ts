@@ -13,12 +13,12 @@ export type PromotionCodeRow = {
 };
 
 /** A code with its enrollment's partner and status, as attribution and the API read it. */
-export type EnrolledCode = PromotionCodeRow & { partner_id: number; partner_name: string; enrollment_status: 'active' | 'inactive' };
+export type EnrolledCode = PromotionCodeRow & { partner_id: number; partner_name: string; enrollment_status: 'active' | 'inactive'; group_id: number | null };
 
 /** A sale a code attributed (docs/promotion-codes.md#in-the-per-partner-report). */
 export type CodeSaleRow = { sale_id: number; program_id: number; partner_program_id: number; promotion_code_id: number; paid_at: Date };
 
-const ENROLLED = `SELECT c.*, pp.partner_id, pa.name AS partner_name, pp.status AS enrollment_status
+const ENROLLED = `SELECT c.*, pp.partner_id, pa.name AS partner_name, pp.status AS enrollment_status, pp.group_id
   FROM promotion_codes c JOIN partner_programs pp ON pp.id = c.partner_program_id JOIN partners pa ON pa.id = pp.partner_id`;
 
 export async function insertCode(sql: Sql, row: PromotionCodeRow): Promise<void> {

@@ -125,7 +125,7 @@ export function findInvoicePayments(sql: Sql, programIds: number[], refs: string
 }
 
 /** A commission with the status it reads as at the instant asked (docs/refunds-and-payouts.md#the-status-a-commission-reads-as). */
-export type SaleCommission = CommissionRow & { read_status: CommissionStatus };
+export type SaleCommission = CommissionRow & { sale_id: number; read_status: CommissionStatus };
 
 /** Every commission of the sales, clawbacks included, oldest first, with its status as read at `now`. */
 export function findSaleCommissions(sql: Sql, saleIds: number[], now: Date): Promise<SaleCommission[]> {

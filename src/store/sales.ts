@@ -32,14 +32,15 @@ export type PaymentIds = { payment_intent_id: string | null; charge_id: string |
 export type CommissionRow = {
   id: number;
   program_id: number;
-  sale_id: number;
+  /** The sale that earned it; null for a lead reward (docs/groups.md#lead-rewards). */
+  sale_id: number | null;
   partner_program_id: number;
   amount_cents: number;
   currency: string;
   status: CommissionStatus;
   hold_until: Date;
   created_at: Date;
-  type: 'sale' | 'clawback';
+  type: 'sale' | 'clawback' | 'lead';
   payout_id: number | null;
   paid_at: Date | null;
   reason: string | null;

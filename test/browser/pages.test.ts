@@ -423,6 +423,37 @@ describe('the dashboard', () => {
     }
   });
 
+  test('groups: added, a partner put in one, its move listed, and a what-if preview of the sales beside what they earned (docs/groups.md)', async () => {
+    const program = await manualProgram('Grouped program', 0);
+    const dee = await partnerWithSales(program, 'Dee', 'dee@example.com', [2_000, 3_000]);
+    const { context, page } = await open(`/dashboard/partners?program=${program.id}${await memberLink()}`);
+    try {
+      await expect.poll(() => page.locator('#group-list').textContent()).toContain('No groups yet');
+      await page.getByLabel('Name', { exact: true }).fill('Gold');
+      await page.getByLabel('Sale reward (%)').fill('25');
+      await page.getByRole('button', { name: 'Add group' }).click();
+      await expect.poll(() => page.locator('#group-list tbody tr td').allTextContents()).toEqual(['Gold (default)', '25 %', '0', '—', '—', '1']);
+      const silver = await member.groups.add(program.id, { name: 'Silver', leadRewardCents: 500 });
+      await page.reload();
+      await page.locator('#group-list tbody tr').nth(1).waitFor();
+      await page.selectOption('#group-partner', String(dee));
+      await page.selectOption('#group-target', String(silver.id));
+      await page.getByRole('button', { name: 'Put in group' }).click();
+      await expect.poll(() => page.locator('#groups [role=status]').textContent()).toBe('Dee is in Silver from its next sale on.');
+      await expect.poll(() => page.locator('#group-moves tbody tr td').allTextContents()).toEqual([expect.any(String), 'Dee', 'Gold', 'Silver', 'By a member']);
+
+      await page.getByLabel('Percentage').fill('20');
+      await page.getByRole('button', { name: 'Preview' }).click();
+      await expect.poll(() => page.locator('#what-if-result tbody tr').allTextContents()).toEqual([
+        `Dee (#${dee})2${usd(50)}${usd(5)}${usd(10)}`,
+        `Total2${usd(50)}${usd(5)}${usd(10)}`,
+      ]);
+      expect((page as Page & { errors: string[] }).errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('commissions in their hold offer no Approve; several are approved or rejected together after a question, a rejection with its reason', async () => {
     const held = await manualProgram('Held program', 30);
     await partnerWithSales(held, 'Ben', 'ben@example.com', [2_000, 3_000]);

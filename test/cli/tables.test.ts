@@ -66,6 +66,9 @@ const TABLE_COMMANDS: Record<string, string[]> = {
   'fraud reject': ['--program', '1', '--ids', String(HELD[1]), '--reason', REASON],
   'key list': ['--program', '1'],
   'partner code list': ['--program', '1'],
+  'group list': ['--program', '1'],
+  'group moves': ['--program', '1'],
+  'program preview': ['--program', '1', '--period', 'all', '--commission-percent', '12.5'],
   'partner applications': ['--program', '1'],
   'payout list': ['--program', '1'],
   'payout preview': ['--program', '1'],
@@ -124,6 +127,10 @@ describe('every table fits 80 columns', () => {
       const held = await runJson(['sale', 'send', '--api-key', program.apiKey, '--customer-key', 'self_1', '--amount-cents', '55555555', '--transaction-id', `${LONG_ID}-self-${i}`], env);
       expect(held.commission_id).toBe(id);
     }
+    // Groups with long names, a lead reward and a threshold, and a partner moved by hand (docs/groups.md).
+    await runJson(['group', 'add', '--program', '1', '--name', `Northwind ${'Resellers '.repeat(4)}Gold`, '--commission-flat-cents', '123456789', '--lead-reward-cents', '99999999'], env);
+    await runJson(['group', 'add', '--program', '1', '--name', `Starter ${'Affiliates '.repeat(4)}`.trim(), '--next-group', '1', '--threshold-metric', 'revenue', '--threshold', '123456789', '--threshold-window', 'all'], env);
+    await runJson(['partner', 'group', '--program', '1', '--partner', '1', '--group', '2'], env);
     // An application with a long name and address: only the public page's API takes one, through a server.
     const serve = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env, stdio: 'ignore' });
     const discovery = join(dataDir, 'server.json');
@@ -186,6 +193,9 @@ describe('empty lists say so and what to do next', () => {
       [['payout', 'preview', '--program', '1'], 'Due now\nNothing is due: no approved commission waits to be paid.\nWaiting\nNo approved balance waits (pending commissions count once approved).'],
       [['partner', 'code', 'list', '--program', '1'], `No promotion codes yet. Add one with: npx partnerkit partner code add --program 1 --partner ID --code CODE --data-dir ${dataDir}`],
       [['fraud', 'list', '--program', '1'], 'No commission is on hold.'],
+      [['group', 'list', '--program', '1'], `No groups yet: every partner earns the program's reward. Add one with: npx partnerkit group add --program 1 --name NAME --commission-percent N --data-dir ${dataDir}`],
+      [['group', 'moves', '--program', '1'], 'No moves yet.'],
+      [['program', 'preview', '--program', '1', '--period', '30d'], '20 % over the sales of 30d (2026-02-09 – 2026-03-10, UTC days)\nNo sales in the period: nothing to compare.'],
       [['partner', 'applications', '--program', '1'], 'No applications yet. People apply on the page /apply/1 of the server.'],
       [['partner', 'applications', '--program', '1', '--status', 'pending'], 'No pending applications. People apply on the page /apply/1 of the server.'],
       [['webhook', 'events', '--program', '1'], 'No Stripe events received by program 1 yet: point a Stripe webhook endpoint at /api/v1/webhooks/stripe/1 and set its secret with webhook secret.'],

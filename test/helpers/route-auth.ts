@@ -20,7 +20,7 @@ export type Guard = 'apiKey' | 'optionalApiKey' | 'admin' | 'session' | 'partner
 export type PreparedRequest = { url: string; payload?: object };
 
 export type AuthenticatedRoute = {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /** As the app registers it, e.g. /api/admin/programs/:programId. */
   route: string;
   guard: Guard;

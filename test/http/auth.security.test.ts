@@ -37,6 +37,12 @@ async function promotionCode(t: TestApp, program: ProgramFixture): Promise<strin
   return response.json().code;
 }
 
+/** A group of the program (docs/groups.md#groups): its id. */
+async function group(t: TestApp, program: ProgramFixture, name = 'Auth'): Promise<number> {
+  const response = await t.app.inject({ method: 'POST', url: `/api/programs/${program.id}/groups`, payload: { name }, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  return response.json().id;
+}
+
 /** A pending application to the program (docs/applications.md): its id. */
 async function application(t: TestApp, program: ProgramFixture): Promise<number> {
   await t.app.inject({ method: 'POST', url: `/api/public/programs/${program.id}/applications`, payload: { name: 'Applicant', email: 'applicant@example.com' } });
@@ -454,6 +460,44 @@ const ROUTES: AuthenticatedRoute[] = [
     method: 'DELETE', route: '/api/programs/:programId/codes/:code', guard: 'session', accepted: 200,
     prepareRequest: async (t, program) => ({ url: `/api/programs/${program.id}/codes/${await promotionCode(t, program)}` }),
     invalidRequest: (program) => ({ url: `/api/programs/${program.id}/codes/a%20b` }),
+  },
+  {
+    method: 'POST', route: '/api/programs/:programId/groups', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/groups`, payload: { name: 'Gold', commissionPercent: 25 } }),
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/groups`, payload: { name: 'Gold', commissionPercent: 101 } }),
+  },
+  {
+    method: 'GET', route: '/api/programs/:programId/groups', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/groups` }),
+    invalidRequest: () => ({ url: '/api/programs/x/groups' }),
+  },
+  {
+    method: 'PATCH', route: '/api/programs/:programId/groups/:groupId', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => ({ url: `/api/programs/${program.id}/groups/${await group(t, program)}`, payload: { holdDays: 3 } }),
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/groups/1`, payload: { holdDays: -1 } }),
+  },
+  {
+    method: 'DELETE', route: '/api/programs/:programId/groups/:groupId', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => {
+      const target = await group(t, program);
+      return { url: `/api/programs/${program.id}/groups/${await group(t, program, 'Other')}?moveTo=${target}` };
+    },
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/groups/1?moveTo=x` }),
+  },
+  {
+    method: 'PUT', route: '/api/programs/:programId/partners/:partnerId/group', guard: 'session', accepted: 200,
+    prepareRequest: async (t, program) => ({ url: `/api/programs/${program.id}/partners/${program.partnerId}/group`, payload: { groupId: await group(t, program) } }),
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/partners/${program.partnerId}/group`, payload: { groupId: 0 } }),
+  },
+  {
+    method: 'GET', route: '/api/programs/:programId/preview', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/preview?period=30d&commissionPercent=15` }),
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/preview?commissionPercent=150` }),
+  },
+  {
+    method: 'GET', route: '/api/programs/:programId/group-moves', guard: 'session', accepted: 200,
+    prepareRequest: async (_t, program) => ({ url: `/api/programs/${program.id}/group-moves` }),
+    invalidRequest: (program) => ({ url: `/api/programs/${program.id}/group-moves?partnerId=x` }),
   },
   {
     method: 'GET', route: '/api/programs/:programId/fraud-events', guard: 'session', accepted: 200,

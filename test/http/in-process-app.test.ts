@@ -18,8 +18,8 @@ describe('route modules by path', () => {
     ['/api/tracking/performance/1?period=30d', ['reports']],
     ['/api/tracking/performance/1/partners', ['reports']],
     // Modules may share a prefix: a request under it loads both, and each route answers its own paths.
-    ['/api/programs/1/commissions?status=pending', ['payouts', 'outbound-webhooks', 'stripe-reconcile', 'fraud', 'promotion-codes', 'applications', 'workspace', 'exports']],
-    ['/api/programs/1/export?table=clicks', ['payouts', 'outbound-webhooks', 'stripe-reconcile', 'fraud', 'promotion-codes', 'applications', 'workspace', 'exports']],
+    ['/api/programs/1/commissions?status=pending', ['payouts', 'outbound-webhooks', 'stripe-reconcile', 'fraud', 'promotion-codes', 'groups', 'applications', 'workspace', 'exports']],
+    ['/api/programs/1/export?table=clicks', ['payouts', 'outbound-webhooks', 'stripe-reconcile', 'fraud', 'promotion-codes', 'groups', 'applications', 'workspace', 'exports']],
     ['/api/webhook-endpoints/1/deliveries', ['outbound-webhooks']],
     ['/api/me', ['sessions']],
     ['/api/session', ['sessions']],

@@ -70,7 +70,7 @@ export async function notify(deps: Deps, sql: Sql, notifications: readonly Notif
 }
 
 /**
- * Mails each partner the sale commissions a batch of sales created for them: the amount and the
+ * Mails each partner the commissions a batch of sales or leads created for them: the amount and the
  * program, never the customer (docs/mail.md#notifications-and-unsubscribing). Clawbacks of refunds
  * are not announced.
  */
@@ -83,7 +83,10 @@ export async function notifyCommissions(deps: Deps, sql: Sql, commissions: reado
     return {
       kind: 'commission_created', programId: commission.program_id, to: [{ name: to.name, address: to.email }],
       subject: `You earned ${amount} from ${to.program_name}`,
-      lines: [`Hello ${to.name},`, `a sale through your partner link earned you a commission of ${amount} in ${to.program_name} (commission ${commission.id}, held until ${commission.hold_until.toISOString().slice(0, 10)}).`],
+      lines: [
+        `Hello ${to.name},`,
+        `${commission.type === 'lead' ? 'a customer who signed up' : 'a sale'} through your partner link earned you a commission of ${amount} in ${to.program_name} (commission ${commission.id}, held until ${commission.hold_until.toISOString().slice(0, 10)}).`,
+      ],
     };
   }));
 }

@@ -20,17 +20,20 @@ export function liveSaleEvents(sale: SaleEventRow, partnerId: number | null, com
     occurredAt: iso(sale.occurred_at), receivedAt: sale.received_at.toISOString(), commissionId: commission?.id ?? null,
   };
   const events: OutboundEvent[] = [{ programId: sale.program_id, type: 'sale.created', livemode: true, data }];
-  if (commission && partnerId !== null) {
-    events.push({
-      programId: sale.program_id, type: 'commission.created', livemode: true,
-      data: {
-        id: commission.id, programId: commission.program_id, partnerId, saleId: commission.sale_id, type: commission.type, amountCents: commission.amount_cents,
-        currency: commission.currency, status: commission.status, holdUntil: commission.hold_until.toISOString(), createdAt: commission.created_at.toISOString(),
-        payoutId: null, paidAt: null, reason: null,
-      },
-    });
-  }
+  if (commission && partnerId !== null) events.push(commissionCreatedEvent(commission, partnerId));
   return events;
+}
+
+/** commission.created of a commission just recorded (a sale's or a lead reward), as the admin API lists it. */
+export function commissionCreatedEvent(commission: CommissionRow, partnerId: number): OutboundEvent {
+  return {
+    programId: commission.program_id, type: 'commission.created', livemode: true,
+    data: {
+      id: commission.id, programId: commission.program_id, partnerId, saleId: commission.sale_id, type: commission.type, amountCents: commission.amount_cents,
+      currency: commission.currency, status: commission.status, holdUntil: commission.hold_until.toISOString(), createdAt: commission.created_at.toISOString(),
+      payoutId: null, paidAt: null, reason: null,
+    },
+  };
 }
 
 /** sale.created of a test-mode sale: `livemode: false`, the fields it was sent with. */

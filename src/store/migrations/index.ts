@@ -18,6 +18,8 @@ import { fraud } from './016-fraud.js';
 import { stripeApiKey } from './017-stripe-api-key.js';
 import { applications, autoApprove } from './018-applications.js';
 import { mailUnsubscribes } from './020-mail-unsubscribes.js';
+import { groups } from './021-groups.js';
+import { leadRewards } from './022-lead-rewards.js';
 
 export type Migration = { version: number; name: string; sql: string };
 
@@ -25,7 +27,7 @@ export type Migration = { version: number; name: string; sql: string };
 export const migrations: readonly Migration[] = [
   initial, webhookDeferral, testClicksUndated, customerClickRef, eventPayloadKeptWhenSkipped, clickVisitors, commissionLifecycle, refunds, payouts,
   landingUrl, partnerSessions, signInCodes, reportRollups, outbox, promotionCodes, fraud, stripeApiKey, applications,
-  autoApprove, mailUnsubscribes,
+  autoApprove, mailUnsubscribes, groups, leadRewards,
 ];
 
 /**

@@ -7,6 +7,8 @@ import { FRAUD_SQL } from './016-fraud.js';
 import { STRIPE_API_KEY_SQL } from './017-stripe-api-key.js';
 import { APPLICATIONS_SQL, AUTO_APPROVE_SQL } from './018-applications.js';
 import { MAIL_UNSUBSCRIBES_SQL } from './020-mail-unsubscribes.js';
+import { GROUPS_SQL } from './021-groups.js';
+import { LEAD_REWARDS_SQL } from './022-lead-rewards.js';
 import type { Migration } from './index.js';
 
 /*
@@ -270,6 +272,19 @@ INSERT INTO id_counters (name, next) VALUES ('partner_applications', 1);
 /** Who switched off which kind of mail: DuckDB's migration 20. */
 const mailUnsubscribes: Migration = { version: 11, name: 'mail-unsubscribes', sql: MAIL_UNSUBSCRIBES_SQL };
 
+/** Partner groups: DuckDB's migration 21, and the ids every instance takes. */
+const groups: Migration = {
+  version: 12,
+  name: 'groups',
+  sql: `${GROUPS_SQL}
+CREATE INDEX group_moves_enrollment ON group_moves (partner_program_id);
+INSERT INTO id_counters (name, next) VALUES ('partner_groups', 1), ('group_moves', 1);
+`,
+};
+
+/** Lead rewards: DuckDB's migration 22. */
+const leadRewards: Migration = { version: 13, name: 'lead-rewards', sql: LEAD_REWARDS_SQL };
+
 export const postgresMigrations: readonly Migration[] = [
-  schema, rollups, rateCounters, signInCodes, rollupsPending, outbox, promotionCodes, fraud, stripeApiKey, applications, mailUnsubscribes,
+  schema, rollups, rateCounters, signInCodes, rollupsPending, outbox, promotionCodes, fraud, stripeApiKey, applications, mailUnsubscribes, groups, leadRewards,
 ];

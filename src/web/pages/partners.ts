@@ -6,6 +6,7 @@ import { commissionsPanel } from './money.js';
 import { link, type Panel, type View } from './nav.js';
 import { reportCurrency } from './overview.js';
 import { reportQuery } from './period.js';
+import { groupsSection } from './groups.js';
 import { codesSection } from './review.js';
 
 /**
@@ -16,6 +17,7 @@ export const PARTNER_PANELS: Panel[] = [
   { id: 'partners', render: partnerSearch },
   { id: 'applications', render: (view, into) => applicationsSection(view.shell, into, view.programId) },
   { id: 'codes', render: async (view, into) => codesSection(view.shell, into, view.programId, await view.names()) },
+  { id: 'groups', render: async (view, into) => groupsSection(view.shell, into, view.programId, await view.names()) },
 ];
 
 /** The program's partners, or those whose name or e-mail holds the URL's `q` (the API searches), each a link to its page. */
