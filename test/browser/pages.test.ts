@@ -552,7 +552,7 @@ async function tabTo(page: Page, name: string | RegExp): Promise<void> {
     await page.keyboard.press('Tab');
     const focused = await page.evaluate(() => {
       const e = document.activeElement as HTMLElement | null;
-      return e ? (e.getAttribute('aria-label') ?? e.textContent ?? '').trim() : '';
+      return e ? (e.getAttribute('aria-label') ?? (e as HTMLInputElement).labels?.[0]?.textContent ?? e.textContent ?? '').trim() : '';
     });
     if (typeof name === 'string' ? focused === name : name.test(focused)) return;
   }
@@ -768,6 +768,60 @@ describe('the dashboard sections', () => {
       await page.keyboard.press('Enter');
       await page.keyboard.press('Enter');
       await expect.poll(async () => (await member.payouts.list(program.id)).map((p) => p.partnerId)).toEqual([ann]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('from the keyboard alone: a partner searched for and opened, back to the list; a webhook endpoint added with Enter and its delivery redelivered', async () => {
+    const program = await manualProgram('Keyboard search program', 0);
+    const bea = await partnerWithSales(program, 'Bea', 'bea@example.com', [1_000]);
+    await partnerWithSales(program, 'Carl', 'carl@example.com', [2_000]);
+    const hooks = await receiver();
+    const { context, page } = await open(`/dashboard/partners?program=${program.id}`, 1280, stored());
+    const names = () => page.$$eval('#partner-list tbody tr .name', (n) => n.map((e) => e.textContent));
+    try {
+      await expect.poll(names).toEqual(['Bea', 'Carl']);
+      await tabTo(page, 'Name or e-mail');
+      await page.keyboard.type('BEA@');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.url()).toBe(`${url}/dashboard/partners?program=${program.id}&q=BEA%40`);
+      await expect.poll(names).toEqual(['Bea']);
+      await tabTo(page, 'Bea');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.url()).toBe(`${url}/dashboard/partners/${bea}?program=${program.id}`);
+      await expect.poll(() => page.locator('#partner-name').textContent()).toBe('Bea');
+      await page.goBack();
+      await expect.poll(() => page.url()).toBe(`${url}/dashboard/partners?program=${program.id}&q=BEA%40`);
+      await expect.poll(names).toEqual(['Bea']);
+
+      await tabTo(page, 'Webhooks');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.locator('#webhook-endpoints').textContent()).toBe('No endpoints yet: add your server’s URL above to receive signed events.');
+      await tabTo(page, 'Endpoint URL');
+      await page.keyboard.type(hooks.url);
+      await page.keyboard.press('Enter');
+      await expect.poll(async () => (await member.webhookEndpoints.list(program.id)).map((e) => e.url)).toEqual([hooks.url]);
+      const [endpoint] = await member.webhookEndpoints.list(program.id);
+      const added = page.locator('#webhooks [role=status]');
+      await expect.poll(() => added.textContent()).toMatch(new RegExp(`^Endpoint ${endpoint.id} added\\. Its signing secret, shown only now: whsec_\\S+$`));
+      const secret = await added.locator('code').textContent();
+      expect(await page.locator('#webhook-url').inputValue()).toBe('');
+      // No button sends a test event from the section: the API does, the section shows its delivery.
+      const { eventId } = await member.webhookEndpoints.test(endpoint.id);
+      await hooks.waitFor(1);
+      await expect.poll(async () => (await member.webhookEndpoints.deliveries(endpoint.id))[0].status).toBe('delivered');
+      await page.reload();
+      const row = page.locator(`[data-endpoint="${endpoint.id}"] tbody tr`);
+      await expect.poll(() => row.first().locator('td').allTextContents()).toEqual([eventId, 'ping', 'delivered', '1', '204', expect.any(String), 'Redeliver']);
+      expect(await row.count()).toBe(1);
+      expect(await page.locator('#webhooks').textContent()).not.toContain(secret);
+      await tabTo(page, `Redeliver ${eventId}`);
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.locator('#webhooks [role=status]').textContent()).toBe(`Event ${eventId} queued again for endpoint ${endpoint.id}.`);
+      await hooks.waitFor(2);
+      expect(hooks.received.map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId]);
+      expect((page as Page & { errors: string[] }).errors).toEqual([]);
     } finally {
       await context.close();
     }

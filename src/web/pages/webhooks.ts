@@ -54,7 +54,7 @@ export function webhooksSection(shell: Shell, section: HTMLElement, programId: n
     url.value = '';
     await load();
     show(status, h('p', { role: 'status' }, `Endpoint ${created.id} added. Its signing secret, shown only now: `, h('code', {}, created.secret)));
-  }));
+  }), { type: 'submit' }); // the form's default button: Enter in the URL field adds the endpoint
   show(
     section,
     h('h2', {}, 'Webhooks'),
