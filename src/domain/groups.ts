@@ -1,8 +1,10 @@
 import type { CreateGroupRequest, GroupMoveView, GroupView, PartnerGroupView, Preview, PreviewQuery, UpdateGroupRequest } from '../api/index.js';
+import { utc } from '@date-fns/utc';
+import { subDays } from 'date-fns/subDays';
 import { AppError, invalidRequest } from '../errors.js';
-import type { Sql } from '../store/db.js';
+import type { Sql, Store } from '../store/db.js';
 import * as groups from '../store/groups.js';
-import type { GroupMoveRow, GroupRow, ThresholdMetric, ThresholdWindow } from '../store/groups.js';
+import type { FigureQuery, GroupMoveRow, GroupRow, ThresholdMetric, ThresholdWindow } from '../store/groups.js';
 import { findEnrollment } from '../store/partners.js';
 import type { CommissionRule } from '../store/programs.js';
 import { previewByPartner } from '../store/preview.js';
@@ -12,6 +14,7 @@ import { percentToBasisPoints } from './commission.js';
 import type { Deps } from './deps.js';
 import { changingProgram, type CachedProgram } from './program-cache.js';
 import { commissionView } from './provisioning.js';
+import { ForgetfulCache, perStore } from './store-cache.js';
 
 /*
  * Partner groups (docs/groups.md): members add, change and remove a program's groups and put
@@ -68,6 +71,33 @@ export function movesFrom(cached: Pick<CachedProgram, 'groups'>, group: GroupRow
     at = next;
   }
   return path;
+}
+
+/** A threshold figure as the sale batches remember it: set to the batch's own figure after its COMMIT. */
+export type FigureCell = { value: number };
+
+// Where this process alone writes the database, the sale batches remember the figures they read:
+// each batch's sales are added after its COMMIT (figures only grow), and a 30-day figure is read
+// again once the window has moved on a minute of the service clock, so a sale leaving the window
+// counts at most a minute too long (docs/groups.md#automatic-moves). Elsewhere every batch reads them.
+const WINDOW_STEP_MS = 60_000;
+const cellsOf = perStore(() => new ForgetfulCache<string, FigureCell>(100_000));
+
+/** The figures a sale batch compares, by figureKey, reading those not remembered in one statement. */
+export async function figureCells(store: Store, sql: Sql, wanted: readonly FigureQuery[], now: Date): Promise<Map<string, FigureCell>> {
+  const keyOf = (q: FigureQuery) => groups.figureKey({ enrollment_id: q.enrollmentId, metric: q.metric, time_window: q.window });
+  const read = async (queries: readonly FigureQuery[]) => {
+    const figures = await groups.thresholdFigures(sql, [...queries], subDays(now, 30, { in: utc }));
+    return queries.map((q) => [q, { value: figures.get(keyOf(q)) ?? 0 }] as const);
+  };
+  if (store.shared) return new Map((await read(wanted)).map(([q, cell]) => [keyOf(q), cell]));
+  const step = Math.floor(now.getTime() / WINDOW_STEP_MS);
+  const cacheKey = (q: FigureQuery) => (q.window === '30d' ? `${keyOf(q)}@${step}` : keyOf(q));
+  const byCacheKey = new Map(wanted.map((q) => [cacheKey(q), q]));
+  const cells = await cellsOf(store).getMany([...byCacheKey.keys()], async (missing) =>
+    (await read(missing.map((key) => byCacheKey.get(key)!))).map(([q, cell]) => [cacheKey(q), cell] as const),
+  );
+  return new Map(wanted.map((q) => [keyOf(q), cells.get(cacheKey(q))!]));
 }
 
 function groupView(g: GroupRow, partners: number): GroupView {

@@ -1,5 +1,3 @@
-import { utc } from '@date-fns/utc';
-import { subDays } from 'date-fns/subDays';
 import type { Sql, Store } from '../store/db.js';
 import { programKey } from '../store/program-key.js';
 import * as sales from '../store/sales.js';
@@ -11,8 +9,8 @@ import { codeRefKey, findAttributingCodes, type CodeRef } from './promotion-code
 import type { FraudEventRow } from '../store/fraud.js';
 import { checkFraud, countSales, fraudEventRow, fraudModes, refundRates, storeFraudEvents, type RefundRate } from './fraud.js';
 import { commissionCents, holdUntil, renewalEarnsCommission, withinAttributionWindow } from './commission.js';
-import { groupOf, movesFrom, saleTerms, thresholdsOf } from './groups.js';
-import { appendMoves, figureKey, setEnrollmentGroup, thresholdFigures, type FigureQuery, type GroupMoveRow } from '../store/groups.js';
+import { figureCells, groupOf, movesFrom, saleTerms, thresholdsOf, type FigureCell } from './groups.js';
+import { appendMoves, figureKey, setEnrollmentGroup, type FigureQuery, type GroupMoveRow } from '../store/groups.js';
 import type { Deps } from './deps.js';
 import { cachedPrograms, type CachedProgram } from './program-cache.js';
 import { CURRENCIES, type Currency, type SaleRequest } from '../api/index.js';
@@ -117,6 +115,8 @@ type BatchContext = {
    * thresholds, by figureKey; each sale adds itself (docs/groups.md#automatic-moves).
    */
   figures: Map<string, number>;
+  /** Where the figures were read or remembered: they take the batch's figures once it committed. */
+  figureCells: Map<string, FigureCell>;
   /** The group of each enrollment a sale of the batch moved, as the batch left it. */
   movedTo: Map<number, number>;
 };
@@ -158,7 +158,7 @@ async function loadContext(store: Store, sql: Sql, batch: PendingSale[], seen: B
     .filter((c) => checked(c.program_id))
     .map((c) => c.partner_program_id);
   const rates = enrollments.length === 0 ? new Map<number, RefundRate>() : await refundRates(store, sql, enrollments, now);
-  // The figures thresholds compare, of every enrollment the batch may credit whose program has thresholds: one statement.
+  // The figures thresholds compare, of every enrollment the batch may credit whose program has thresholds: remembered, or one statement.
   const wanted = new Map<string, FigureQuery>();
   for (const c of [...customersByKey.values(), ...customersByClick.values(), ...codes.values()]) {
     const cached = programs.get(c.program_id);
@@ -167,8 +167,9 @@ async function loadContext(store: Store, sql: Sql, batch: PendingSale[], seen: B
       wanted.set(figureKey({ enrollment_id: query.enrollmentId, metric, time_window: window }), query);
     }
   }
-  const figures = await thresholdFigures(sql, [...wanted.values()], subDays(now, 30, { in: utc }));
-  return { seen, programs, customersByKey, customersByClick, codes, firstSubscriptionSale: firstSales, refundRates: rates, figures, movedTo: new Map() };
+  const cells = await figureCells(store, sql, [...wanted.values()], now);
+  const figures = new Map([...cells].map(([key, cell]) => [key, cell.value]));
+  return { seen, programs, customersByKey, customersByClick, codes, firstSubscriptionSale: firstSales, refundRates: rates, figures, figureCells: cells, movedTo: new Map() };
 }
 
 /** Rows a batch writes, gathered while deciding each sale in arrival order. */
@@ -224,6 +225,7 @@ export async function recordSales(deps: Deps, sql: Sql, batch: PendingSale[], ru
   await emit(deps, sql, writes.events);
   const credited = writes.saleEvents.map((s) => s.partner_program_id);
   run.afterCommit(() => countSales(deps.store, credited));
+  run.afterCommit(() => context.figureCells.forEach((cell, key) => (cell.value = context.figures.get(key)!)));
   await notifyCommissions(deps, sql, writes.commissions);
   return outcomes;
 }

@@ -252,6 +252,21 @@ describe('automatic moves (docs/groups.md#automatic-moves)', () => {
     expect(await t.count('group_moves')).toBe(1);
   });
 
+  test('revenue all time, remembered between batches: a batch that failed and ran again counts its sales once, a refused duplicate not at all', async () => {
+    const { t, program } = await ladder({ metric: 'revenue', value: 10_000, window: 'all' });
+    await sale(t, program, 'a', 6_000, false);
+    const duplicate = t.app.inject({
+      method: 'POST', url: '/api/v1/track/sale', headers: { authorization: `Bearer ${program.apiKey}` },
+      payload: { transaction_id: 'a', amount_cents: 9_000, customer_key: 'cust_1' },
+    });
+    const [refused] = await Promise.all([duplicate, sale(t, program, 'b', 3_000, false)]);
+    expect(refused.statusCode).toBe(409);
+    expect(await t.count('group_moves')).toBe(0); // 6,000 + 3,000
+    const crossing = await sale(t, program, 'c', 1_000, false);
+    const moves = (await call(t, 'GET', `/api/programs/${program.id}/group-moves`)).body;
+    expect(moves.map((m: { saleId: number }) => m.saleId)).toEqual([crossing.sale_id]);
+  });
+
   test('conversions all time, and a threshold already reached by the next group moves the partner on at once', async () => {
     const { t, program, gold } = await ladder({ metric: 'conversions', value: 1, window: 'all' });
     const platinum = await addGroup(t, program.id, { name: 'Platinum', commissionPercent: 40 });
