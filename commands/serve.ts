@@ -106,6 +106,13 @@ export default class Serve extends PartnerkitCommand {
       this.error('--headers-timeout-ms cannot exceed --request-timeout-ms: the headers are part of the request', { exit: 2 });
     }
     const mail = mailOptions(flags['smtp-url'], flags['mail-from'], flags['public-url']);
+    // Signals are caught from before the discovery file is written: a SIGTERM sent as soon as it
+    // appears would otherwise end the process without a shutdown. One during start-up stops the
+    // server once it is up.
+    let signalled: string | undefined;
+    let onSignal = (signal: string) => void (signalled = signal);
+    process.once('SIGINT', (signal) => onSignal(signal));
+    process.once('SIGTERM', (signal) => onSignal(signal));
     const server = await startServer({
       dir,
       clock: clockFromEnv(),
@@ -124,11 +131,9 @@ export default class Serve extends PartnerkitCommand {
       stripeReconcileEveryMs: flags['stripe-reconcile-every'],
       mail,
     });
-    // The signals are handled from the moment the server is up (its discovery file written), not
-    // after the start-up hint's query: a SIGTERM in between would end the process without a shutdown.
     let stopping = false;
     const stopped = new Promise<void>((resolve) => {
-      const stop = (signal: string) => {
+      onSignal = (signal: string) => {
         stopping = true;
         this.logToStderr(`${signal}: letting requests finish (at most ${flags['shutdown-timeout']} s), then closing the database…`);
         server.stop().then(resolve, (error) => {
@@ -137,8 +142,7 @@ export default class Serve extends PartnerkitCommand {
           resolve();
         });
       };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      if (signalled !== undefined) onSignal(signalled);
     });
     const database = dir.databaseUrl ? `, PostgreSQL ${redactedUrl(dir.databaseUrl)}` : '';
     this.logToStderr(`partnerkit listening on ${server.url} (data dir ${dir.root}${database})`);
