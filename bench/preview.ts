@@ -3,22 +3,29 @@ import { join } from 'node:path';
 import { summarize, tempDir, type Summary } from './lib.js';
 import { NOW, type DataSet } from './report.js';
 import { reportWindow } from '../src/domain/performance.js';
-import { openStore } from '../src/store/open.js';
+import { DuckDBStore } from '../src/store/duckdb-store.js';
 import { previewByPartner } from '../src/store/preview.js';
 import { performance as performanceSql } from '../src/store/reports.js';
 
-export type PreviewFigures = { sales: number; preview: Summary; report: Summary };
+export type PreviewFigures = { sales: number; copies: number; preview: Summary; report: Summary };
+
+/** The sales the preview's target speaks of: the data set is copied until it holds at least this many. */
+export const PREVIEW_SALES = 1_000_000;
 
 /**
  * The rule preview's statement (docs/groups.md#rule-preview) over every sale of the reports' data
  * set (period all, 20 % on each sale), beside the performance report of the same period on the same
- * connection, one run of each in turn so a slow spell of this shared machine weighs on both.
+ * connection, one run of each in turn so a slow spell of this shared machine weighs on both. The
+ * data set's sales, commissions and refunds are copied under new ids until it holds at least
+ * PREVIEW_SALES sales, and rolled up, so both statements read them.
  */
 export async function benchPreview({ dataDir, programId }: DataSet, runs = 20): Promise<PreviewFigures> {
   const copy = tempDir('preview');
-  copyFileSync(join(dataDir, 'partnerkit.duckdb'), join(copy.path, 'partnerkit.duckdb'));
-  const store = await openStore({ duckdb: join(copy.path, 'partnerkit.duckdb') });
+  const file = join(copy.path, 'partnerkit.duckdb');
+  copyFileSync(join(dataDir, 'partnerkit.duckdb'), file);
+  const store = await DuckDBStore.open(file);
   try {
+    const copies = await copySales(store, programId, PREVIEW_SALES);
     const { created_at: created, sales } = (await store.read((sql) =>
       sql.one<{ created_at: Date; sales: number }>('SELECT created_at, (SELECT count(*) FROM sale_events WHERE program_id = $1) AS sales FROM programs WHERE id = $1', [programId]),
     ))!;
@@ -37,9 +44,46 @@ export async function benchPreview({ dataDir, programId }: DataSet, runs = 20): 
       p.push(await timed(preview));
       r.push(await timed(report));
     }
-    return { sales: Number(sales), preview: summarize(p), report: summarize(r) };
+    return { sales: Number(sales), copies, preview: summarize(p), report: summarize(r) };
   } finally {
     await store.close();
     copy.remove();
   }
+}
+
+/**
+ * Adds copies of the program's sales, with their commissions and refunds, under new ids (the
+ * copy j of a row of id i is i + j × the table's highest id) until the program has at least
+ * `atLeast` sales; records the copies as pending rows and rolls them up as the server would.
+ * Answers how many copies it added.
+ */
+async function copySales(store: DuckDBStore, programId: number, atLeast: number): Promise<number> {
+  const connection = await store.bulkConnection();
+  let copies = 0;
+  try {
+    const one = async (sql: string, params: number[] = []) => Number((await connection.runAndReadAll(sql, params)).getRows()[0]![0] ?? 0);
+    const sales = await one('SELECT count(*) FROM sale_events WHERE program_id = $1', [programId]);
+    copies = Math.max(0, Math.ceil(atLeast / Math.max(sales, 1)) - 1);
+    if (copies === 0) return 0;
+    const top = { sale_events: 0, commissions: 0, refunds: 0 };
+    for (const table of Object.keys(top) as Array<keyof typeof top>) top[table] = await one(`SELECT coalesce(max(id), 0) FROM ${table}`);
+    const shifted: Record<keyof typeof top, (j: number) => string> = {
+      sale_events: (j) => `id + ${j * top.sale_events} AS id, transaction_id || '#${j}' AS transaction_id`,
+      commissions: (j) => `id + ${j * top.commissions} AS id, sale_id + ${j * top.sale_events} AS sale_id`,
+      refunds: (j) => `id + ${j * top.refunds} AS id, refund_key || '#${j}' AS refund_key, sale_id + ${j * top.sale_events} AS sale_id`,
+    };
+    await connection.run('BEGIN TRANSACTION');
+    for (const table of Object.keys(top) as Array<keyof typeof top>) {
+      const own = table === 'commissions' ? 'program_id = $1 AND sale_id IS NOT NULL' : 'program_id = $1';
+      for (let j = 1; j <= copies; j++) {
+        await connection.run(`INSERT INTO ${table} SELECT * REPLACE (${shifted[table](j)}) FROM ${table} WHERE ${own} AND id <= ${top[table]}`, [programId]);
+      }
+      if (top[table] > 0) await connection.run(`INSERT INTO rollups_pending VALUES ('${table}', ${top[table] + 1}, ${(copies + 1) * top[table]})`);
+    }
+    await connection.run('COMMIT');
+  } finally {
+    connection.closeSync();
+  }
+  await store.rollUp();
+  return copies;
 }
