@@ -12,6 +12,7 @@ import { commissionCents, holdUntil, renewalEarnsCommission, withinAttributionWi
 import { figureCells, groupOf, movesFrom, saleTerms, thresholdsOf, type FigureCell } from './groups.js';
 import { appendMoves, figureKey, setEnrollmentGroup, type FigureQuery, type GroupMoveRow } from '../store/groups.js';
 import type { Deps } from './deps.js';
+import { rewardLeads } from './lead-rewards.js';
 import { cachedPrograms, type CachedProgram } from './program-cache.js';
 import { CURRENCIES, type Currency, type SaleRequest } from '../api/index.js';
 import { findCustomersByClickIds } from './tracking.js';
@@ -218,6 +219,8 @@ export async function recordSales(deps: Deps, sql: Sql, batch: PendingSale[], ru
   await sales.insertSaleEvents(sql, writes.saleEvents);
   await sales.insertCommissions(sql, writes.commissions);
   await sales.insertTestSales(sql, writes.testSales);
+  // A customer a promotion code created signed up with its sale: their partner's group may pay for that lead.
+  if (writes.customers.length > 0) await rewardLeads(deps, sql, writes.customers);
   await tracking.markConverted(sql, [...writes.converted], now);
   await appendCodeSales(sql, writes.codeSales);
   await storeFraudEvents(deps.store, sql, writes.fraud);

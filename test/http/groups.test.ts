@@ -326,6 +326,19 @@ describe('lead rewards (docs/groups.md#lead-rewards)', () => {
     expect(await t.count('commissions', "type = 'sale'")).toBe(1);
   });
 
+  test('a customer a promotion code creates with its first sale earns the lead reward once, beside the sale commission', async () => {
+    const { t, program } = await rewarding();
+    expect((await call(t, 'POST', `/api/programs/${program.id}/codes`, { partnerId: program.partnerId, code: 'SUMMER20' })).status).toBe(200);
+    const first = await t.post('/api/v1/track/sale', { transaction_id: 'in_1', amount_cents: 10_000, customer_key: 'new_1', coupon_code: 'SUMMER20' }, program.apiKey);
+    expect(first.statusCode).toBe(200);
+    const second = await t.post('/api/v1/track/sale', { transaction_id: 'in_2', amount_cents: 10_000, customer_key: 'new_1', coupon_code: 'SUMMER20' }, program.apiKey);
+    expect(second.statusCode).toBe(200);
+    expect(await leadCommissions(t)).toEqual([{ id: 2, sale_id: null, amount_cents: 500, currency: 'USD', hold_until: new Date('2026-03-08T12:00:00.000Z') }]);
+    expect(await t.count('commissions', "type = 'sale'")).toBe(2);
+    const customerId = (await t.store.read((sql) => sql.one<{ id: number }>("SELECT id FROM customers WHERE customer_key = 'new_1'")))!.id;
+    expect(await t.count('lead_rewards', `customer_id = ${customerId}`)).toBe(1);
+  });
+
   test('a group without a lead reward, or a program without groups, pays nothing for a lead', async () => {
     const t = await buildTestApp();
     const plain = await t.program();
