@@ -7,17 +7,17 @@ import { DuckDBStore } from '../src/store/duckdb-store.js';
 import { previewByPartner } from '../src/store/preview.js';
 import { performance as performanceSql } from '../src/store/reports.js';
 
-export type PreviewFigures = { sales: number; copies: number; preview: Summary; report: Summary };
+export type PreviewFigures = { sales: number; own: number; preview: Summary; report: Summary };
 
-/** The sales the preview's target speaks of: the data set is copied until it holds at least this many. */
+/** The sales the preview's target speaks of: the data set's are copied until it holds this many. */
 export const PREVIEW_SALES = 1_000_000;
 
 /**
  * The rule preview's statement (docs/groups.md#rule-preview) over every sale of the reports' data
- * set (period all, 20 % on each sale), beside the performance report of the same period on the same
- * connection, one run of each in turn so a slow spell of this shared machine weighs on both. The
- * data set's sales, commissions and refunds are copied under new ids until it holds at least
- * PREVIEW_SALES sales, and rolled up, so both statements read them.
+ * set (period all, 20 % on each sale, renewals for one month), beside the performance report of
+ * the same period on the same connection, one run of each in turn so a slow spell of this shared
+ * machine weighs on both. The data set's sales, commissions and refunds are copied under new ids
+ * until it holds PREVIEW_SALES sales, and rolled up, so both statements read them.
  */
 export async function benchPreview({ dataDir, programId }: DataSet, runs = 20): Promise<PreviewFigures> {
   const copy = tempDir('preview');
@@ -25,7 +25,7 @@ export async function benchPreview({ dataDir, programId }: DataSet, runs = 20): 
   copyFileSync(join(dataDir, 'partnerkit.duckdb'), file);
   const store = await DuckDBStore.open(file);
   try {
-    const copies = await copySales(store, programId, PREVIEW_SALES);
+    const own = await copySales(store, programId, PREVIEW_SALES);
     const { created_at: created, sales } = (await store.read((sql) =>
       sql.one<{ created_at: Date; sales: number }>('SELECT created_at, (SELECT count(*) FROM sale_events WHERE program_id = $1) AS sales FROM programs WHERE id = $1', [programId]),
     ))!;
@@ -35,7 +35,7 @@ export async function benchPreview({ dataDir, programId }: DataSet, runs = 20): 
       await run();
       return performance.now() - started;
     };
-    const preview = () => store.read((sql) => previewByPartner(sql, programId, window.from, window.to, { type: 'percent', value: 2000 }));
+    const preview = () => store.read((sql) => previewByPartner(sql, programId, window.from, window.to, { type: 'percent', value: 2000, recurringMonths: 1 }));
     const report = () => store.read((sql) => performanceSql(sql, programId, window));
     await preview();
     await report();
@@ -44,7 +44,7 @@ export async function benchPreview({ dataDir, programId }: DataSet, runs = 20): 
       p.push(await timed(preview));
       r.push(await timed(report));
     }
-    return { sales: Number(sales), copies, preview: summarize(p), report: summarize(r) };
+    return { sales: Number(sales), own, preview: summarize(p), report: summarize(r) };
   } finally {
     await store.close();
     copy.remove();
@@ -53,18 +53,18 @@ export async function benchPreview({ dataDir, programId }: DataSet, runs = 20): 
 
 /**
  * Adds copies of the program's sales, with their commissions and refunds, under new ids (the
- * copy j of a row of id i is i + j × the table's highest id) until the program has at least
- * `atLeast` sales; records the copies as pending rows and rolls them up as the server would.
- * Answers how many copies it added.
+ * copy j of a row of id i is i + j × the table's highest id; the last copy takes only the first
+ * sales it needs) until the program has `count` sales; records the copies as pending rows and
+ * rolls them up as the server would. Answers how many sales the program had of its own.
  */
-async function copySales(store: DuckDBStore, programId: number, atLeast: number): Promise<number> {
+async function copySales(store: DuckDBStore, programId: number, count: number): Promise<number> {
   const connection = await store.bulkConnection();
   let copies = 0;
+  let sales = 0;
   try {
     const one = async (sql: string, params: number[] = []) => Number((await connection.runAndReadAll(sql, params)).getRows()[0]![0] ?? 0);
-    const sales = await one('SELECT count(*) FROM sale_events WHERE program_id = $1', [programId]);
-    copies = Math.max(0, Math.ceil(atLeast / Math.max(sales, 1)) - 1);
-    if (copies === 0) return 0;
+    sales = await one('SELECT count(*) FROM sale_events WHERE program_id = $1', [programId]);
+    if (sales === 0 || sales >= count) return sales;
     const top = { sale_events: 0, commissions: 0, refunds: 0 };
     for (const table of Object.keys(top) as Array<keyof typeof top>) top[table] = await one(`SELECT coalesce(max(id), 0) FROM ${table}`);
     const shifted: Record<keyof typeof top, (j: number) => string> = {
@@ -72,12 +72,21 @@ async function copySales(store: DuckDBStore, programId: number, atLeast: number)
       commissions: (j) => `id + ${j * top.commissions} AS id, sale_id + ${j * top.sale_events} AS sale_id`,
       refunds: (j) => `id + ${j * top.refunds} AS id, refund_key || '#${j}' AS refund_key, sale_id + ${j * top.sale_events} AS sale_id`,
     };
+    // The rows of the sales up to id `last`: the originals only, as every copy's ids are above them.
+    const of: Record<keyof typeof top, (last: number) => string> = {
+      sale_events: (last) => `program_id = $1 AND id <= ${last}`,
+      commissions: (last) => `program_id = $1 AND sale_id <= ${last}`,
+      refunds: (last) => `program_id = $1 AND sale_id <= ${last}`,
+    };
     await connection.run('BEGIN TRANSACTION');
-    for (const table of Object.keys(top) as Array<keyof typeof top>) {
-      const own = table === 'commissions' ? 'program_id = $1 AND sale_id IS NOT NULL' : 'program_id = $1';
-      for (let j = 1; j <= copies; j++) {
-        await connection.run(`INSERT INTO ${table} SELECT * REPLACE (${shifted[table](j)}) FROM ${table} WHERE ${own} AND id <= ${top[table]}`, [programId]);
+    for (let left = count - sales; left > 0; left -= Math.min(left, sales)) {
+      copies++;
+      const last = left >= sales ? top.sale_events : await one('SELECT id FROM sale_events WHERE program_id = $1 ORDER BY id LIMIT 1 OFFSET $2', [programId, left - 1]);
+      for (const table of Object.keys(top) as Array<keyof typeof top>) {
+        await connection.run(`INSERT INTO ${table} SELECT * REPLACE (${shifted[table](copies)}) FROM ${table} WHERE ${of[table](last)}`, [programId]);
       }
+    }
+    for (const table of Object.keys(top) as Array<keyof typeof top>) {
       if (top[table] > 0) await connection.run(`INSERT INTO rollups_pending VALUES ('${table}', ${top[table] + 1}, ${(copies + 1) * top[table]})`);
     }
     await connection.run('COMMIT');
@@ -85,5 +94,5 @@ async function copySales(store: DuckDBStore, programId: number, atLeast: number)
     connection.closeSync();
   }
   await store.rollUp();
-  return copies;
+  return sales;
 }

@@ -452,7 +452,7 @@ if (wanted('preview') && demoData) {
   const p = await benchPreview(demoData);
   results.preview = p;
   record({
-    figure: `rule preview, period all (${fmt(p.sales)} sales${p.copies > 0 ? `: the data set's ${fmt(p.sales / (p.copies + 1))} and ${p.copies} ${p.copies === 1 ? 'copy' : 'copies'}` : ''})`,
+    figure: `rule preview, period all, renewals for a month (${fmt(p.sales)} sales${p.own < p.sales ? `: the data set's ${fmt(p.own)} and copies` : ''})`,
     value: `${spread(p.preview, 1)} ms`,
     ceiling: `performance report all ${fmt(p.report.median, 1)} ms`,
     ratio: `${(p.preview.median / p.report.median).toFixed(1)}×`,

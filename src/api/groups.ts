@@ -86,11 +86,23 @@ export const previewQuerySchema = z
     period: z.enum(PERIODS).default('90d').describe('7d, 30d, 90d (default) or all: the sales received in it'),
     commissionPercent: z.coerce.number<number>().pipe(commissionPercent).optional(),
     commissionFlatCents: z.coerce.number<number>().pipe(commissionFlatCents).optional(),
-    groupId: z.coerce.number<number>().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe("A group's sale reward"),
+    groupId: z.coerce.number<number>().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe("A group's sale reward and recurring months"),
+    recurringMonths: z.coerce
+      .number<number>()
+      .int()
+      .min(0)
+      .max(1200)
+      .optional()
+      .describe("Months of a subscription's renewals that earn (0: its first payment only); without it, the group's or the program's"),
+    everyRenewal: z.enum(['true', 'false']).optional().describe('true: every renewal earns'),
   })
   .refine((q) => [q.commissionPercent, q.commissionFlatCents, q.groupId].filter((v) => v !== undefined).length <= 1, {
     message: 'give at most one of commissionPercent, commissionFlatCents and groupId',
     path: ['commissionFlatCents'],
+  })
+  .refine((q) => q.recurringMonths === undefined || q.everyRenewal !== 'true', {
+    message: 'give recurringMonths or everyRenewal=true, not both',
+    path: ['everyRenewal'],
   });
 
 const previewFigures = {
@@ -105,6 +117,7 @@ export const previewSchema = z.object({
   from: instant,
   to: instant,
   rule: commissionTermsSchema,
+  recurringMonths: z.int().nullable().describe("Months of a subscription's renewals that earned in the preview; null: every renewal"),
   partners: z.array(z.object({ partnerId: z.int(), name: z.string(), ...previewFigures })),
   totals: z.object(previewFigures),
 });

@@ -98,7 +98,8 @@ export function renderMoves(moves: GroupMoveView[], now: Date, empty: string): s
 
 /** A rule preview: what it applied, then one line per partner and the totals. */
 export function renderPreview(preview: Preview): string {
-  const head = `${commissionText(preview.rule)} over the sales of ${preview.period} (${preview.from.slice(0, 10)} – ${preview.to.slice(0, 10)}, UTC days)`;
+  const renewals = preview.recurringMonths === null ? 'every renewal' : preview.recurringMonths === 0 ? 'no renewal' : `renewals for ${preview.recurringMonths} months`;
+  const head = `${commissionText(preview.rule)}, ${renewals}, over the sales of ${preview.period} (${preview.from.slice(0, 10)} – ${preview.to.slice(0, 10)}, UTC days)`;
   const total = { partnerId: 0, name: 'Total', ...preview.totals };
   const table = renderTable(
     [

@@ -326,14 +326,18 @@ export function previewRule({ store, clock }: Deps, viewer: Viewer, programId: n
   return store.read(async (sql) => {
     const program = await viewedProgram(store, sql, viewer, programId);
     let rule: CommissionRule = { type: program.commission_type, value: program.commission_value };
+    let recurringMonths = program.recurring_months;
     if (query.commissionPercent !== undefined) rule = { type: 'percent', value: percentToBasisPoints(query.commissionPercent) };
     if (query.commissionFlatCents !== undefined) rule = { type: 'flat', value: query.commissionFlatCents };
     if (query.groupId !== undefined) {
       const group = await programGroup(sql, programId, query.groupId);
       if (group.commission_type !== null) rule = { type: group.commission_type, value: group.commission_value! };
+      recurringMonths = group.recurring_months;
     }
+    if (query.everyRenewal === 'true') recurringMonths = null;
+    if (query.recurringMonths !== undefined) recurringMonths = query.recurringMonths;
     const window = reportWindow({ period: query.period }, clock.now(), program.created_at);
-    const rows = await previewByPartner(sql, programId, window.from, window.to, rule);
+    const rows = await previewByPartner(sql, programId, window.from, window.to, { ...rule, recurringMonths });
     const partners = rows.map((r) => ({
       partnerId: r.partner_id, name: r.name, sales: Number(r.sales), revenueCents: cents(r.revenue_cents), actualCents: cents(r.actual_cents), previewCents: cents(r.preview_cents),
     }));
@@ -343,6 +347,7 @@ export function previewRule({ store, clock }: Deps, viewer: Viewer, programId: n
       from: window.from.toISOString(),
       to: window.to.toISOString(),
       rule: commissionView(rule),
+      recurringMonths,
       partners,
       totals: { sales: sum((p) => p.sales), revenueCents: sum((p) => p.revenueCents), actualCents: sum((p) => p.actualCents), previewCents: sum((p) => p.previewCents) },
     };

@@ -413,7 +413,10 @@ export class PartnerkitClient {
     moves: (programId: number, partnerId?: number) =>
       this.get<GroupMoveView[]>(`/api/programs/${programId}/group-moves${partnerId === undefined ? '' : `?partnerId=${partnerId}`}`),
     /** GET /api/programs/:programId/preview: a reward over the period's sales, per partner; writes nothing. */
-    preview: (programId: number, query: { period?: string; commissionPercent?: number; commissionFlatCents?: number; groupId?: number }) => {
+    preview: (
+      programId: number,
+      query: { period?: string; commissionPercent?: number; commissionFlatCents?: number; groupId?: number; recurringMonths?: number; everyRenewal?: boolean },
+    ) => {
       const params = new URLSearchParams(Object.entries(query).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)] as [string, string]])));
       return this.get<Preview>(`/api/programs/${programId}/preview?${params}`);
     },

@@ -10,8 +10,11 @@ export type PreviewRow = {
   preview_cents: bigint | number | string;
 };
 
-/** The reward a preview applies to every sale: a percentage in basis points, or a flat amount in cents. */
-export type PreviewRule = { type: 'percent' | 'flat'; value: number };
+/**
+ * The reward a preview applies to every sale: a percentage in basis points, or a flat amount in
+ * cents; and the months of a subscription's renewals that earn it (0: none; null: every renewal).
+ */
+export type PreviewRule = { type: 'percent' | 'flat'; value: number; recurringMonths: number | null };
 
 /**
  * Below this many cents a sale's percentage is computed in a DOUBLE, exactly: the quotient
@@ -38,20 +41,30 @@ function halfUpLarge(r: string): string {
  * What the program's live sales received in [from, to] earned, per partner, and what they would
  * have earned under `rule`, in one statement and writing nothing (docs/groups.md#rule-preview):
  * each sale earns the rule on what its refunds left of it (a percentage rounded half up in
- * integers; a flat amount unless nothing is left); what they earned is their sale commissions and
+ * integers; a flat amount unless nothing is left), a renewal only within the rule's months of its
+ * subscription's first sale; what they earned is their sale commissions and
  * clawbacks at their current amounts, reversed and rejected ones left out. A sale's commission is
  * created with the sale (its created_at is the sale's received_at), so it is found by its own time
  * without a join; only the few clawbacks are joined to their sales.
  */
 export function previewByPartner(sql: Sql, programId: number, from: Date, to: Date, rule: PreviewRule): Promise<PreviewRow[]> {
-  const earns = `CASE WHEN s.remaining <= 0 THEN 0 WHEN $4::VARCHAR = 'flat' THEN $5::BIGINT
+  // A renewal past its months earns nothing, as at its receipt (renewalEarnsCommission): its subscription's first sale dates it.
+  const months = rule.recurringMonths;
+  const firstSales =
+    months === null || months === 0
+      ? ''
+      : `LEFT JOIN (SELECT subscription_id, min(received_at) AS first_sale FROM sale_events WHERE program_id = $1 AND subscription_id IS NOT NULL GROUP BY subscription_id) f
+         ON f.subscription_id = e.subscription_id`;
+  const ended = months === null ? '' : months === 0 ? 'WHEN s.is_recurring THEN 0' : "WHEN s.is_recurring AND s.received_at >= s.first_sale + $6::BIGINT * INTERVAL '1 month' THEN 0";
+  const earns = `CASE WHEN s.remaining <= 0 THEN 0 ${ended} WHEN $4::VARCHAR = 'flat' THEN $5::BIGINT
     WHEN s.remaining < ${EXACT_IN_DOUBLE} THEN ${halfUp('s.remaining')} ELSE ${halfUpLarge('s.remaining')} END`;
   const counted = "status NOT IN ('reversed', 'rejected')";
   return sql.all<PreviewRow>(
     `WITH r AS (SELECT sale_id, sum(amount_cents) AS refunded FROM refunds WHERE program_id = $1 AND mode = 'live' GROUP BY sale_id),
      s AS (
-       SELECT e.partner_program_id, e.amount_cents - coalesce(r.refunded, 0) AS remaining
-       FROM sale_events e LEFT JOIN r ON r.sale_id = e.id
+       SELECT e.partner_program_id, e.amount_cents - coalesce(r.refunded, 0) AS remaining, e.is_recurring, e.received_at,
+         ${months === null || months === 0 ? 'NULL' : 'f.first_sale'} AS first_sale
+       FROM sale_events e LEFT JOIN r ON r.sale_id = e.id ${firstSales}
        WHERE e.program_id = $1 AND e.received_at >= $2 AND e.received_at <= $3
      ),
      p AS (
@@ -71,6 +84,6 @@ export function previewByPartner(sql: Sql, programId: number, from: Date, to: Da
      FROM p LEFT JOIN a ON a.partner_program_id = p.partner_program_id
      JOIN partner_programs pp ON pp.id = p.partner_program_id JOIN partners pa ON pa.id = pp.partner_id
      ORDER BY p.revenue_cents DESC, pp.partner_id`,
-    [programId, from, to, rule.type, rule.value],
+    months === null || months === 0 ? [programId, from, to, rule.type, rule.value] : [programId, from, to, rule.type, rule.value, months],
   );
 }

@@ -195,7 +195,7 @@ describe('empty lists say so and what to do next', () => {
       [['fraud', 'list', '--program', '1'], 'No commission is on hold.'],
       [['group', 'list', '--program', '1'], `No groups yet: every partner earns the program's reward. Add one with: npx partnerkit group add --program 1 --name NAME --commission-percent N --data-dir ${dataDir}`],
       [['group', 'moves', '--program', '1'], 'No moves yet.'],
-      [['program', 'preview', '--program', '1', '--period', '30d'], '20 % over the sales of 30d (2026-02-09 – 2026-03-10, UTC days)\nNo sales in the period: nothing to compare.'],
+      [['program', 'preview', '--program', '1', '--period', '30d'], '20 %, every renewal, over the sales of 30d (2026-02-09 – 2026-03-10, UTC days)\nNo sales in the period: nothing to compare.'],
       [['partner', 'applications', '--program', '1'], 'No applications yet. People apply on the page /apply/1 of the server.'],
       [['partner', 'applications', '--program', '1', '--status', 'pending'], 'No pending applications. People apply on the page /apply/1 of the server.'],
       [['webhook', 'events', '--program', '1'], 'No Stripe events received by program 1 yet: point a Stripe webhook endpoint at /api/v1/webhooks/stripe/1 and set its secret with webhook secret.'],

@@ -385,7 +385,7 @@ describe('the rule preview (docs/groups.md#rule-preview)', () => {
     expect(percent).toEqual({
       status: 200,
       body: {
-        period: '30d', from: '2026-05-17T00:00:00.000Z', to: '2026-06-15T23:59:59.999Z', rule: { type: 'percent', percent: 12.5 },
+        period: '30d', from: '2026-05-17T00:00:00.000Z', to: '2026-06-15T23:59:59.999Z', rule: { type: 'percent', percent: 12.5 }, recurringMonths: null,
         partners: [{ partnerId: program.partnerId, name: 'Partner', sales: 2, revenueCents: 10_000, actualCents: 250, previewCents: 1_250 }],
         totals: { sales: 2, revenueCents: 10_000, actualCents: 250, previewCents: 1_250 },
       },
@@ -394,6 +394,30 @@ describe('the rule preview (docs/groups.md#rule-preview)', () => {
     expect(flat.body).toMatchObject({ rule: { type: 'flat', flatCents: 250 }, totals: { sales: 3, revenueCents: 60_000, actualCents: 500, previewCents: 500 } });
     const program10 = await call(t, 'GET', previewUrl(program.id, 'period=7d'));
     expect(program10.body.rule).toEqual({ type: 'percent', percent: 10 });
+    expect(await everything(t)).toEqual(before);
+  });
+
+  test("renewals earn for the recurring months asked for, the group's, or the program's, counted from the subscription's first sale", async () => {
+    const { t, program } = await withCustomer({ commissionPercent: 10, recurringMonths: 2, attributionWindowDays: 3650 });
+    const renewal = { subscription_id: 'sub_1', sale_type: 'subscription', amount_cents: 10_000 };
+    await t.sale(program, { ...renewal, transaction_id: 'inv_0' });
+    t.clock.set('2026-04-01T12:00:00.000Z');
+    await t.sale(program, { ...renewal, transaction_id: 'inv_1', is_recurring: true });
+    t.clock.set('2026-05-02T12:00:00.000Z');
+    const late = await t.sale(program, { ...renewal, transaction_id: 'inv_2', is_recurring: true });
+    expect(late.commission_id).toBeNull(); // past the program's two months
+    await t.sale(program, { transaction_id: 'one_off', amount_cents: 10_000 });
+    const short = await addGroup(t, program.id, { name: 'Short', commissionPercent: 10, recurringMonths: 1 });
+    const before = await everything(t);
+
+    const preview = async (query: string) => (await call(t, 'GET', previewUrl(program.id, `period=all&${query}`))).body;
+    expect(await preview('commissionPercent=20')).toMatchObject({ recurringMonths: 2, totals: { sales: 4, revenueCents: 40_000, actualCents: 3_000, previewCents: 6_000 } });
+    expect(await preview('commissionPercent=20&recurringMonths=0')).toMatchObject({ recurringMonths: 0, totals: { previewCents: 4_000 } });
+    expect(await preview('commissionPercent=20&recurringMonths=3')).toMatchObject({ recurringMonths: 3, totals: { previewCents: 8_000 } });
+    expect(await preview('commissionPercent=20&everyRenewal=true')).toMatchObject({ recurringMonths: null, totals: { previewCents: 8_000 } });
+    // One month from 1 March 12:00 ends at 1 April 12:00: the renewal received then no longer earns, as when it was recorded.
+    expect(await preview(`groupId=${short.id}`)).toMatchObject({ rule: { type: 'percent', percent: 10 }, recurringMonths: 1, totals: { previewCents: 2_000 } });
+    expect(await preview(`groupId=${short.id}&recurringMonths=2`)).toMatchObject({ recurringMonths: 2, totals: { previewCents: 3_000 } });
     expect(await everything(t)).toEqual(before);
   });
 
@@ -413,6 +437,8 @@ describe('the rule preview (docs/groups.md#rule-preview)', () => {
     ['a negative flat amount', 'commissionFlatCents=-1', 400, 'commissionFlatCents'],
     ['two rewards', 'commissionPercent=10&commissionFlatCents=100', 400, 'commissionFlatCents'],
     ['an unknown period', 'period=1y', 400, 'period'],
+    ['recurring months over 1200', 'recurringMonths=1201', 400, 'recurringMonths'],
+    ['recurring months and every renewal', 'recurringMonths=3&everyRenewal=true', 400, 'everyRenewal'],
   ])('%s is 400 naming the field', async (_name, query, status, field) => {
     const t = await buildTestApp();
     const program = await t.program();

@@ -40,6 +40,8 @@ export function groupsSection(shell: Shell, section: HTMLElement, programId: num
   const target = h('select', { id: 'group-target', name: 'group-target' });
   const period = h('select', { id: 'what-if-period', name: 'what-if-period' }, ...['7d', '30d', '90d', 'all'].map((p) => h('option', { value: p, selected: p === '90d' }, p)));
   const whatIfPercent = h('input', { id: 'what-if-percent', name: 'what-if-percent', type: 'number', min: 0.01, max: 100, step: 0.01, required: true });
+  // Empty: the program's recurring months.
+  const whatIfMonths = h('input', { id: 'what-if-months', name: 'what-if-months', type: 'number', min: 0, max: 1200, step: 1, placeholder: "program's" });
   let names = new Map<number, string>();
 
   async function load(): Promise<void> {
@@ -75,7 +77,7 @@ export function groupsSection(shell: Shell, section: HTMLElement, programId: num
     show(
       whatIf,
       table(
-        `What ${preview.rule.type === 'percent' ? `${preview.rule.percent} %` : 'a flat reward'} would have paid, ${preview.from.slice(0, 10)} – ${preview.to.slice(0, 10)}`,
+        `What ${preview.rule.type === 'percent' ? `${preview.rule.percent} %` : 'a flat reward'}${preview.recurringMonths === null ? '' : `, renewals for ${preview.recurringMonths} months,`} would have paid, ${preview.from.slice(0, 10)} – ${preview.to.slice(0, 10)}`,
         [{ label: 'Partner' }, { label: 'Sales', numeric: true }, { label: 'Revenue', numeric: true }, { label: 'Earned', numeric: true }, { label: 'What if', numeric: true }],
         [...preview.partners, { partnerId: 0, name: 'Total', ...preview.totals }].filter(() => preview.partners.length > 0).map((p) => [
           p.partnerId === 0 ? p.name : `${p.name} (#${p.partnerId})`, p.sales, formatCents(p.revenueCents, 'USD'), formatCents(p.actualCents, 'USD'), formatCents(p.previewCents, 'USD'),
@@ -100,7 +102,10 @@ export function groupsSection(shell: Shell, section: HTMLElement, programId: num
     await load();
     say(status, result.move ? `${partners.get(result.partnerId)} is in ${names.get(result.groupId)} from its next sale on.` : 'The partner is in that group already.');
   }));
-  const preview = button('Preview', () => act(async () => showPreview(await client.groups.preview(programId, { period: period.value, commissionPercent: Number(whatIfPercent.value) }))));
+  const preview = button('Preview', () => act(async () => {
+    const recurringMonths = whatIfMonths.value === '' ? undefined : Number(whatIfMonths.value);
+    showPreview(await client.groups.preview(programId, { period: period.value, commissionPercent: Number(whatIfPercent.value), recurringMonths }));
+  }));
   const form = (...children: HTMLElement[]) => h('form', { class: 'actions', onsubmit: (e) => e.preventDefault() }, ...children);
   show(
     section,
@@ -111,8 +116,8 @@ export function groupsSection(shell: Shell, section: HTMLElement, programId: num
     list,
     moves,
     h('h3', {}, 'What if'),
-    h('p', { class: 'hint' }, "What a percentage would have paid over the period's sales, refunds taken off, beside what they earned. Nothing is changed."),
-    form(field('Period', period), field('Percentage', whatIfPercent), preview),
+    h('p', { class: 'hint' }, "What a percentage would have paid over the period's sales, refunds taken off, beside what they earned; renewals earn for the months given (0: none), or the program's. Nothing is changed."),
+    form(field('Period', period), field('Percentage', whatIfPercent), field('Renewals earn for (months)', whatIfMonths), preview),
     whatIf,
   );
   void act(load);
