@@ -258,7 +258,7 @@ describe('service endpoints', () => {
     'DELETE /api/programs/{programId}/groups/{groupId}': { params: ['programId', 'groupId'], query: ['moveTo'] },
     'PUT /api/programs/{programId}/partners/{partnerId}/group': { params: ['programId', 'partnerId'], body: true },
     'GET /api/programs/{programId}/group-moves': { params: ['programId'], query: ['partnerId'] },
-    'GET /api/programs/{programId}/preview': { params: ['programId'], query: ['period', 'commissionPercent', 'commissionFlatCents', 'groupId'] },
+    'GET /api/programs/{programId}/preview': { params: ['programId'], query: ['period', 'commissionPercent', 'commissionFlatCents', 'groupId', 'recurringMonths', 'everyRenewal'] },
     'GET /api/programs/{programId}/fraud-events': { params: ['programId'], query: ['status'] },
     'POST /api/programs/{programId}/fraud/release': { params: ['programId'], body: true },
     'POST /api/programs/{programId}/fraud/reject': { params: ['programId'], body: true },
