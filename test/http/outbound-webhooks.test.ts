@@ -167,7 +167,7 @@ describe('outbound webhooks: delivery', () => {
     const program = await t.program({ holdDays: 0 });
     const hooks = await receiver();
     await ok(t, 'POST', `/api/programs/${program.id}/webhook-endpoints`, { url: hooks.url, events: ['sale.created'] });
-    const worker = new DeliveryWorker(t.deps, { ...DEFAULT_WORKER_SETTINGS, pollMs: 3_600_000 }).start();
+    const worker = new DeliveryWorker(t.deps, { ...DEFAULT_WORKER_SETTINGS, pollMs: 3_600_000, alonePollMs: 3_600_000 }).start();
     onTestFinished(() => worker.stop());
     await worker.runDue(); // the first poll, made at start: nothing due
     await saleAfterLead(t, program, 'in_fresh');
@@ -183,6 +183,29 @@ describe('outbound webhooks: delivery', () => {
     const deliveries = await ok(t, 'GET', `/api/webhook-endpoints/${endpoint.id}/deliveries`);
     expect(deliveries.map((d: { status: string; attempts: number }) => [d.status, d.attempts])).toEqual([['delivered', 1]]);
     expect(hooks.received).toHaveLength(1);
+  });
+
+  test('one process: a test ping and a redelivery are claimed as they commit, with no poll; a shared database at the next claim', async () => {
+    const t = await buildTestApp();
+    const program = await t.program();
+    const hooks = await receiver();
+    const endpoint = await ok(t, 'POST', `/api/programs/${program.id}/webhook-endpoints`, { url: hooks.url });
+    const worker = new DeliveryWorker(t.deps, { ...DEFAULT_WORKER_SETTINGS, pollMs: 3_600_000, alonePollMs: 3_600_000 }).start();
+    onTestFinished(() => worker.stop());
+    await worker.runDue(); // the first poll, made at start: nothing due
+    const claimedAfter = async (arrived: number) => {
+      if (t.store.shared) {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(hooks.received).toHaveLength(arrived - 1);
+        await worker.runDue();
+      }
+      await hooks.waitFor(arrived);
+    };
+    const { eventId } = await ok(t, 'POST', `/api/webhook-endpoints/${endpoint.id}/test`);
+    await claimedAfter(1);
+    await ok(t, 'POST', `/api/webhook-events/${eventId}/redeliver`, {});
+    await claimedAfter(2);
+    expect(hooks.events().map((e) => [e.type, e.id])).toEqual([['ping', eventId], ['ping', eventId]]);
   });
 
   test('a failing endpoint is retried 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h later, then the delivery is failed', async () => {

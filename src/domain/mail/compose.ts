@@ -1,6 +1,7 @@
 import type { Sql } from '../../store/db.js';
 import * as outbox from '../../store/outbox.js';
 import type { Deps } from '../deps.js';
+import { announceDue } from '../outbound/events.js';
 import { randomToken } from '../secrets.js';
 
 /** The kinds of mail partnerkit sends (docs/mail.md#the-outbox). */
@@ -71,4 +72,5 @@ export async function queueMail({ store, clock, mail }: Deps, sql: Sql, mails: r
   }
   await outbox.appendMessages(sql, messages);
   await outbox.appendDeliveries(sql, deliveries);
+  announceDue(store, sql);
 }

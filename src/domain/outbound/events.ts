@@ -36,20 +36,32 @@ async function subscribers(store: Store, sql: Sql, programId: number, type: Even
 /** A delivery committed a moment ago, with what sending it takes. */
 export type FreshDelivery = { delivery: outbox.DeliveryRow; message: outbox.MessageRow; endpoint: outbox.EndpointRow };
 
-/** Who hears of fresh deliveries: the delivery worker of a database no other process writes. */
-const listenersOf = perStore(() => new Set<(fresh: FreshDelivery[]) => void>());
+/**
+ * Who hears of what the outbox is given (the delivery worker of a database no other process
+ * writes): `fresh`, the deliveries it can send as they are; `due`, that others are due now and a
+ * claim finds them (a test ping, a redelivery, a mail).
+ */
+export type OutboxListener = { fresh(deliveries: FreshDelivery[]): void; due(): void };
+
+const listenersOf = perStore(() => new Set<OutboxListener>());
 
 /**
- * Hands each delivery `emit` writes for a subscribed endpoint to `listener` once its transaction
- * committed, so the worker sends it without looking for it (docs/outbound-webhooks.md#delivery).
- * Answers the function that stops it. Only where this process alone writes the database: elsewhere
- * another instance may claim the same delivery.
+ * Tells `listener` of the deliveries written from now on, once their transaction committed, so the
+ * worker sends them without polling for them (docs/outbound-webhooks.md#delivery). Answers the
+ * function that stops it. Only where this process alone writes the database: elsewhere another
+ * instance writes deliveries too, and may claim the same ones.
  */
-export function onFreshDeliveries(store: Store, listener: (fresh: FreshDelivery[]) => void): () => void {
+export function onOutboxWrites(store: Store, listener: OutboxListener): () => void {
   if (store.shared) return () => {};
   const listeners = listenersOf(store);
   listeners.add(listener);
   return () => listeners.delete(listener);
+}
+
+/** Tells the listeners, once the transaction of `sql` committed, that deliveries it wrote are due. */
+export function announceDue(store: Store, sql: Sql): void {
+  const listeners = listenersOf(store);
+  if (listeners.size > 0) sql.afterCommit(() => listeners.forEach((listener) => listener.due()));
 }
 
 /** Whether any endpoint of the program takes events of `type`: the caller then builds their data. */
@@ -118,7 +130,8 @@ export async function emit(
   await outbox.appendMessages(sql, messages);
   await outbox.appendDeliveries(sql, deliveries);
   const listeners = listenersOf(store);
-  if (fresh.length > 0 && listeners.size > 0) sql.afterCommit(() => listeners.forEach((listener) => listener(fresh)));
+  if (fresh.length > 0 && listeners.size > 0) sql.afterCommit(() => listeners.forEach((listener) => listener.fresh(fresh)));
+  if (only) announceDue(store, sql);
   return sent;
 }
 
@@ -127,5 +140,6 @@ export async function redeliver({ store, clock }: Deps, sql: Sql, messageId: num
   if (targets.length === 0) return [];
   const rows = deliveryRows(await store.idAllocator(sql, { outbox_deliveries: targets.length }), messageId, targets, clock.now());
   await outbox.appendDeliveries(sql, rows);
+  announceDue(store, sql);
   return rows.map((d) => d.id);
 }

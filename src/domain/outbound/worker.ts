@@ -7,7 +7,7 @@ import * as outbox from '../../store/outbox.js';
 import type { AttemptRow, DeliveryRow, DeliveryUpdate, EndpointRow, MessageRow } from '../../store/outbox.js';
 import type { Deps } from '../deps.js';
 import { batched, type BatchRun } from '../write-batcher.js';
-import { endpointsChanged, onFreshDeliveries, type FreshDelivery } from './events.js';
+import { endpointsChanged, onOutboxWrites, type FreshDelivery } from './events.js';
 import { signatureHeader } from './signing.js';
 import { notifyWebhookTrouble } from '../mail/notifications.js';
 
@@ -23,11 +23,17 @@ export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 export type WorkerSettings = {
   /** How long a claimed delivery is this instance's; longer than an attempt may take. */
   leaseSeconds: number;
-  /** How often the worker looks for due deliveries when it found none. */
+  /** How often the worker looks for due deliveries when it found none, on a database other instances write. */
   pollMs: number;
+  /**
+   * The same where this process alone writes the database: what it writes is announced to the
+   * worker and retries wake it when due, so the poll only finds what nothing announced (an attempt
+   * that could not be recorded, a mail's retry).
+   */
+  alonePollMs: number;
 };
 
-export const DEFAULT_WORKER_SETTINGS: WorkerSettings = { leaseSeconds: 60, pollMs: 200 };
+export const DEFAULT_WORKER_SETTINGS: WorkerSettings = { leaseSeconds: 60, pollMs: 200, alonePollMs: 5000 };
 
 /** Attempts in flight per endpoint at most: a slow endpoint holds only its own (docs/outbound-webhooks.md#delivery). */
 const PER_ENDPOINT = 32;
@@ -113,7 +119,9 @@ export class DeliveryWorker {
   private readonly agent = new Agent({ connections: PER_ENDPOINT });
   private readonly requests = new Set<AbortController>();
   private timer: NodeJS.Timeout | undefined;
+  private wakeAt = Number.POSITIVE_INFINITY; // when the timer fires (epoch ms)
   private running: Promise<number> | undefined;
+  private following: Promise<number> | undefined; // the claim asked for while `running` runs
   private stopped = false;
   private stopListening = () => {};
 
@@ -125,7 +133,7 @@ export class DeliveryWorker {
 
   /** Starts polling, and sending each delivery committed from now on as soon as it is. */
   start(): this {
-    this.stopListening = onFreshDeliveries(this.deps.store, (fresh) => this.takeFresh(fresh));
+    this.stopListening = onOutboxWrites(this.deps.store, { fresh: (fresh) => this.takeFresh(fresh), due: () => this.schedule(0) });
     this.schedule(0);
     return this;
   }
@@ -143,23 +151,37 @@ export class DeliveryWorker {
     }
   }
 
+  /** Claims in `ms`, unless a claim is set for sooner. */
   private schedule(ms: number): void {
-    if (this.stopped) return;
+    const at = Date.now() + ms;
+    if (this.stopped || at >= this.wakeAt) return;
     clearTimeout(this.timer);
+    this.wakeAt = at;
     this.timer = setTimeout(() => void this.tick(), ms);
   }
 
   private async tick(): Promise<void> {
+    this.wakeAt = Number.POSITIVE_INFINITY;
     const claimed = await this.claimOnce().catch(() => 0); // a store that failed or closed: try again at the next poll
-    this.schedule(claimed === CLAIM_LIMIT ? 0 : this.settings.pollMs);
+    this.schedule(claimed === CLAIM_LIMIT ? 0 : this.deps.store.shared ? this.settings.pollMs : this.settings.alonePollMs);
   }
 
   /**
    * Claims what is due and starts sending it; answers how many it claimed. One claim at a time:
-   * the poll and runDue share it.
+   * one asked for while another runs follows it, as that one may have looked before what it is
+   * asked for committed.
    */
   private claimOnce(): Promise<number> {
-    this.running ??= this.claim().finally(() => (this.running = undefined));
+    if (this.running) {
+      this.following ??= this.running
+        .catch(() => 0)
+        .then(() => {
+          this.following = undefined;
+          return this.claimOnce();
+        });
+      return this.following;
+    }
+    this.running = this.claim().finally(() => (this.running = undefined));
     return this.running;
   }
 
@@ -212,7 +234,12 @@ export class DeliveryWorker {
         this.inFlight.set(endpoint.id, this.inFlight.get(endpoint.id)! - 1);
         if (this.inFlight.get(endpoint.id) === PER_ENDPOINT - 1) this.schedule(0);
       })
-      .then((result) => (this.stopped ? undefined : this.recordSoon(result)))
+      .then(async (result) => {
+        if (this.stopped) return;
+        await this.recordSoon(result);
+        // A retry wakes the worker when it is due, whatever the poll.
+        if (result.update.next_attempt_at) this.schedule(result.update.next_attempt_at.getTime() - this.deps.clock.now().getTime());
+      })
       .catch(() => undefined) // not recorded: due again (after its lease, where there is one)
       .finally(() => {
         this.held.delete(delivery.id);
