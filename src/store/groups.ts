@@ -1,4 +1,4 @@
-import { list, type Columns, type Sql } from './db.js';
+import { list, type Columns, type Param, type Sql } from './db.js';
 
 /** What a group's threshold counts, and over which window (docs/groups.md#automatic-moves). */
 export type ThresholdMetric = 'conversions' | 'revenue';
@@ -113,23 +113,39 @@ export type FigureQuery = { enrollmentId: number; metric: ThresholdMetric; windo
 /**
  * The figures thresholds compare, for a batch's enrollments, in one statement: conversions (customers
  * whose first purchase was recorded) and revenue (live sales as recorded), over the last 30 days
- * (after `since30d`) and all time, keyed by figureKey (docs/groups.md#automatic-moves). Two grouped
- * scans of the enrollments' rows: no join, no subquery per enrollment.
+ * (after `since30d`) and all time, keyed by figureKey (docs/groups.md#automatic-moves). A grouped
+ * scan of the enrollments' rows per metric asked for: no join, no subquery per enrollment.
  */
 export async function thresholdFigures(sql: Sql, wanted: FigureQuery[], since30d: Date): Promise<Map<string, number>> {
-  if (wanted.length === 0) return new Map();
+  const params: Param[] = [since30d];
+  const parts: string[] = [];
+  const counted: Record<ThresholdMetric, { table: string; at: string; sum: string; where: string }> = {
+    conversions: { table: 'customers', at: 'first_purchase_date', sum: 'count(*)', where: " AND status = 'conversion'" },
+    revenue: { table: 'sale_events', at: 'received_at', sum: 'sum(amount_cents)', where: '' },
+  };
+  const totals = new Set<ThresholdMetric>();
+  // Only the metrics asked for, of the enrollments that ask; a metric asked over 30 days alone reads only those days.
+  for (const metric of ['conversions', 'revenue'] as const) {
+    const asked = wanted.filter((w) => w.metric === metric);
+    if (asked.length === 0) continue;
+    const { table, at, sum, where } = counted[metric];
+    params.push(list([...new Set(asked.map((w) => w.enrollmentId))]));
+    const allTime = asked.some((w) => w.window === 'all');
+    if (allTime) totals.add(metric);
+    parts.push(
+      `SELECT partner_program_id AS enrollment_id, '${metric}' AS metric, CAST(${sum} FILTER (WHERE ${at} > $1) AS HUGEINT) AS recent, CAST(${sum} AS HUGEINT) AS total
+       FROM ${table} WHERE partner_program_id = ANY($${params.length}::BIGINT[])${where}${allTime ? '' : ` AND ${at} > $1`} GROUP BY partner_program_id`,
+    );
+  }
+  if (parts.length === 0) return new Map();
   const rows = await sql.all<{ enrollment_id: number; metric: ThresholdMetric; recent: number | bigint | string | null; total: number | bigint | string | null }>(
-    `SELECT partner_program_id AS enrollment_id, 'conversions' AS metric, count(*) FILTER (WHERE first_purchase_date > $2) AS recent, count(*) AS total
-     FROM customers WHERE partner_program_id = ANY($1::BIGINT[]) AND status = 'conversion' GROUP BY partner_program_id
-     UNION ALL
-     SELECT partner_program_id, 'revenue', CAST(sum(amount_cents) FILTER (WHERE received_at > $2) AS HUGEINT), CAST(sum(amount_cents) AS HUGEINT)
-     FROM sale_events WHERE partner_program_id = ANY($1::BIGINT[]) GROUP BY partner_program_id`,
-    [list([...new Set(wanted.map((w) => w.enrollmentId))]), since30d],
+    parts.join(' UNION ALL '),
+    params,
   );
   const figures = new Map<string, number>();
   for (const r of rows) {
     figures.set(figureKey({ enrollment_id: r.enrollment_id, metric: r.metric, time_window: '30d' }), Number(r.recent ?? 0));
-    figures.set(figureKey({ enrollment_id: r.enrollment_id, metric: r.metric, time_window: 'all' }), Number(r.total ?? 0));
+    if (totals.has(r.metric)) figures.set(figureKey({ enrollment_id: r.enrollment_id, metric: r.metric, time_window: 'all' }), Number(r.total ?? 0));
   }
   return figures;
 }
