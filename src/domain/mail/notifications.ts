@@ -98,23 +98,27 @@ export async function notifyCommissions(deps: Deps, sql: Sql, commissions: reado
  */
 export async function notifyWebhookTrouble(deps: Deps, sql: Sql, disabled: readonly EndpointRow[], failed: readonly DeliveryRow[]): Promise<void> {
   if (!deps.mail || (disabled.length === 0 && failed.length === 0)) return;
-  const members = async (programId: number) => (await mailStore.activeMemberEmails(sql, programId)).map((address) => ({ name: null, address }));
+  const memberLists = new Map<number, Array<{ name: null; address: string }>>();
+  const members = async (programId: number) => {
+    if (!memberLists.has(programId)) memberLists.set(programId, (await mailStore.activeMemberEmails(sql, programId)).map((address) => ({ name: null, address })));
+    return memberLists.get(programId)!;
+  };
+  const notices: Notification[] = [];
   for (const endpoint of disabled) {
-    await notify(deps, sql, [{
+    notices.push({
       kind: 'webhook_disabled', programId: endpoint.program_id, to: await members(endpoint.program_id),
       subject: `Webhook endpoint ${endpoint.id} was disabled`,
       lines: [
         `The webhook endpoint ${endpoint.id} (${shownUrl(endpoint.url)}) answered 410 Gone and was disabled: it gets no more events.`,
         `Turn it on again with: partnerkit webhook endpoint update --endpoint ${endpoint.id} --enabled`,
       ],
-    }]);
+    });
   }
-  if (failed.length === 0) return;
-  const endpoints = await outbox.findEndpoints(sql, [...new Set(failed.map((d) => d.target_id))]);
-  const messages = new Map((await outbox.findMessages(sql, [...new Set(failed.map((d) => d.message_id))])).map((m) => [m.id, m]));
+  const endpoints = failed.length === 0 ? [] : await outbox.findEndpoints(sql, [...new Set(failed.map((d) => d.target_id))]);
+  const messages = new Map((failed.length === 0 ? [] : await outbox.findMessages(sql, [...new Set(failed.map((d) => d.message_id))])).map((m) => [m.id, m]));
   for (const endpoint of endpoints) {
     const events = failed.filter((d) => d.target_id === endpoint.id).map((d) => messages.get(d.message_id)!);
-    await notify(deps, sql, [{
+    notices.push({
       kind: 'webhook_failed', programId: endpoint.program_id, to: await members(endpoint.program_id),
       subject: `Webhook events to endpoint ${endpoint.id} failed for good`,
       lines: [
@@ -122,6 +126,7 @@ export async function notifyWebhookTrouble(deps: Deps, sql: Sql, disabled: reado
         ...events.map((m) => `${m.ref} (${m.type})`),
         `Send one again with: partnerkit webhook redeliver --event ${events[0].ref} --endpoint ${endpoint.id}`,
       ],
-    }]);
+    });
   }
+  await notify(deps, sql, notices);
 }
