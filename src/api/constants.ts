@@ -113,3 +113,10 @@ export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export function signInUrl(base: string, page: 'dashboard' | 'portal', code: string): string {
   return `${base.replace(/\/+$/, '')}/${page}#code=${code}`;
 }
+
+/** A preview's recurring months in words, as the CLI and the pages show them (docs/groups.md#rule-preview). */
+export function renewalsText(months: number | null): string {
+  if (months === null) return 'every renewal';
+  if (months === 0) return 'no renewal';
+  return `renewals for ${months} month${months === 1 ? '' : 's'}`;
+}

@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core';
+import { renewalsText } from '../api/constants.js';
 import type { GroupMoveView, GroupView, Preview, UpdateGroupRequest } from '../api/index.js';
 import { commissionText, formatCents, formatWhen, renderTable } from './output.js';
 
@@ -98,8 +99,7 @@ export function renderMoves(moves: GroupMoveView[], now: Date, empty: string): s
 
 /** A rule preview: what it applied, then one line per partner and the totals. */
 export function renderPreview(preview: Preview): string {
-  const renewals = preview.recurringMonths === null ? 'every renewal' : preview.recurringMonths === 0 ? 'no renewal' : `renewals for ${preview.recurringMonths} months`;
-  const head = `${commissionText(preview.rule)}, ${renewals}, over the sales of ${preview.period} (${preview.from.slice(0, 10)} – ${preview.to.slice(0, 10)}, UTC days)`;
+  const head = `${commissionText(preview.rule)}, ${renewalsText(preview.recurringMonths)}, over the sales of ${preview.period} (${preview.from.slice(0, 10)} – ${preview.to.slice(0, 10)}, UTC days)`;
   const total = { partnerId: 0, name: 'Total', ...preview.totals };
   const table = renderTable(
     [

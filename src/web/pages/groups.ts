@@ -1,4 +1,5 @@
 import type { GroupView, Preview } from '../../api/groups.js';
+import { renewalsText } from '../../api/constants.js';
 import { button, h, show, table } from './dom.js';
 import { formatCents, formatInstant } from './format.js';
 import { say } from './money.js';
@@ -77,7 +78,7 @@ export function groupsSection(shell: Shell, section: HTMLElement, programId: num
     show(
       whatIf,
       table(
-        `What ${preview.rule.type === 'percent' ? `${preview.rule.percent} %` : 'a flat reward'}${preview.recurringMonths === null ? '' : `, renewals for ${preview.recurringMonths} months,`} would have paid, ${preview.from.slice(0, 10)} – ${preview.to.slice(0, 10)}`,
+        `What ${preview.rule.type === 'percent' ? `${preview.rule.percent} %` : 'a flat reward'}, ${renewalsText(preview.recurringMonths)}, would have paid, ${preview.from.slice(0, 10)} – ${preview.to.slice(0, 10)}`,
         [{ label: 'Partner' }, { label: 'Sales', numeric: true }, { label: 'Revenue', numeric: true }, { label: 'Earned', numeric: true }, { label: 'What if', numeric: true }],
         [...preview.partners, { partnerId: 0, name: 'Total', ...preview.totals }].filter(() => preview.partners.length > 0).map((p) => [
           p.partnerId === 0 ? p.name : `${p.name} (#${p.partnerId})`, p.sales, formatCents(p.revenueCents, 'USD'), formatCents(p.actualCents, 'USD'), formatCents(p.previewCents, 'USD'),
