@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { ADMIN_TOKEN, buildTestApp, withCustomer, type ProgramFixture, type TestApp } from '../helpers/app.js';
+import { ADMIN_TOKEN, buildTestApp, getReport, withCustomer, type ProgramFixture, type TestApp } from '../helpers/app.js';
 
 /**
  * Partner groups (docs/groups.md): the groups API and its errors, the reward a sale earns from a
@@ -347,6 +347,24 @@ describe('lead rewards (docs/groups.md#lead-rewards)', () => {
     await addGroup(t, grouped.id, { name: 'No lead reward', commissionPercent: 20 });
     await t.lead(grouped, 'cust_2');
     expect(await t.count('commissions')).toBe(0);
+  });
+
+  test("a lead commission counts in the reports and the export like any other, and a refund of the customer's sale leaves it", async () => {
+    const { t, program } = await rewarding();
+    await t.lead(program, 'cust_1');
+    await t.sale(program, { transaction_id: 'in_1', amount_cents: 10_000 });
+    expect((await t.post('/api/v1/track/refund', { transaction_id: 'in_1', refund_id: 'r1' }, program.apiKey)).statusCode).toBe(200);
+    // The sale's commission is reversed with its refund in full; the lead's $5 stays.
+    expect(await t.store.read((sql) => sql.all('SELECT type, amount_cents, status FROM commissions ORDER BY id'))).toEqual([
+      { type: 'lead', amount_cents: 500, status: 'pending' },
+      { type: 'sale', amount_cents: 1000, status: 'reversed' },
+    ]);
+    const report = (await getReport(t, `/api/tracking/performance/${program.id}?period=7d`)).json();
+    expect(report.metrics.totalPartnersCommission).toBe(5);
+    const partners = (await getReport(t, `/api/tracking/performance/${program.id}/partners?period=7d`)).json();
+    expect(partners.data).toMatchObject([{ partnerId: program.partnerId, commission: 5 }]);
+    const exported = (await call(t, 'GET', `/api/programs/${program.id}/export?table=commissions&format=json`)).body as Array<Record<string, unknown>>;
+    expect(exported.map((c) => [c.type, Number(c.amount_cents), c.status, c.sale_id])).toEqual([['lead', 500, 'pending', null], ['sale', 1000, 'reversed', 1]]);
   });
 
   test('a lead commission is approved after its hold and paid like any other', async () => {
