@@ -172,7 +172,7 @@ export class DeliveryWorker {
    * asked for committed.
    */
   private claimOnce(): Promise<number> {
-    if (this.running) {
+    if (this.running !== undefined) {
       this.following ??= this.running
         .catch(() => 0)
         .then(() => {
