@@ -17,9 +17,10 @@ const LEAD_REWARD_CURRENCY = 'USD';
  * The lead rewards of the customers a batch of leads created, in its transaction: a `lead`
  * commission for each whose partner's group has a lead reward, with its event and mail
  * (docs/groups.md#lead-rewards). Reads the enrollments' groups in one statement, and only when a
- * program of the batch has a lead reward.
+ * program of the batch has a lead reward; `movedTo` names the groups the batch moved enrollments to
+ * before they are stored.
  */
-export async function rewardLeads(deps: Deps, sql: Sql, customers: readonly CustomerRow[]): Promise<void> {
+export async function rewardLeads(deps: Deps, sql: Sql, customers: readonly CustomerRow[], movedTo: ReadonlyMap<number, number> = new Map()): Promise<void> {
   const programs = await cachedPrograms(deps.store, sql, [...new Set(customers.map((c) => c.program_id))]);
   const rewarding = customers.filter((c) => [...(programs.get(c.program_id)?.groups.values() ?? [])].some((g) => g.lead_reward_cents !== null));
   if (rewarding.length === 0) return;
@@ -30,7 +31,7 @@ export async function rewardLeads(deps: Deps, sql: Sql, customers: readonly Cust
   const partners = new Map<number, number>();
   for (const customer of rewarding) {
     const enrollment = enrollments.get(customer.partner_program_id)!;
-    const group = groupOf(programs.get(customer.program_id)!, enrollment.group_id);
+    const group = groupOf(programs.get(customer.program_id)!, movedTo.get(customer.partner_program_id) ?? enrollment.group_id);
     if (!group?.lead_reward_cents) continue;
     commissions.push({
       id: 0, program_id: customer.program_id, sale_id: null, partner_program_id: customer.partner_program_id, amount_cents: group.lead_reward_cents,

@@ -220,7 +220,7 @@ export async function recordSales(deps: Deps, sql: Sql, batch: PendingSale[], ru
   await sales.insertCommissions(sql, writes.commissions);
   await sales.insertTestSales(sql, writes.testSales);
   // A customer a promotion code created signed up with its sale: their partner's group may pay for that lead.
-  if (writes.customers.length > 0) await rewardLeads(deps, sql, writes.customers);
+  if (writes.customers.length > 0) await rewardLeads(deps, sql, writes.customers, context.movedTo);
   await tracking.markConverted(sql, [...writes.converted], now);
   await appendCodeSales(sql, writes.codeSales);
   await storeFraudEvents(deps.store, sql, writes.fraud);

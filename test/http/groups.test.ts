@@ -280,6 +280,19 @@ describe('automatic moves (docs/groups.md#automatic-moves)', () => {
     ]);
   });
 
+  test("a customer a code creates in the batch that moved their partner earns the new group's lead reward", async () => {
+    const { t, program, gold } = await ladder({ metric: 'revenue', value: 1_000, window: 'all' });
+    await call(t, 'PATCH', `${groupsUrl(program.id)}/${gold.id}`, { leadRewardCents: 700 });
+    expect((await call(t, 'POST', `/api/programs/${program.id}/codes`, { partnerId: program.partnerId, code: 'GOLD' })).status).toBe(200);
+    // One batch: the first sale crosses Starter's threshold, the second's customer is created by the code.
+    const answers = await Promise.all([
+      t.sale(program, { transaction_id: 'a', amount_cents: 1_000 }),
+      t.sale(program, { transaction_id: 'b', amount_cents: 1_000, customer_key: 'new_1', coupon_code: 'GOLD' }),
+    ]);
+    expect(answers.every((a) => a.commission_id !== null)).toBe(true);
+    expect(await t.store.read((sql) => sql.all("SELECT type, amount_cents FROM commissions WHERE type = 'lead'"))).toEqual([{ type: 'lead', amount_cents: 700 }]);
+  });
+
   test('sales of one batch: the sale after the crossing one in the same batch earns the new reward', async () => {
     const { t, program } = await ladder({ metric: 'revenue', value: 1_000, window: 'all' });
     const answers = await Promise.all(['a', 'b', 'c'].map((id) => t.sale(program, { transaction_id: id, amount_cents: 1_000 })));

@@ -46,6 +46,14 @@ const CLAIM_LIMIT = 256;
  */
 const RECORD_EVERY_MS = 1000;
 const RECORD_AT_MOST = 4096;
+/**
+ * Deliveries announced as due (a ping, a redelivery, a mail) are claimed within this: one look
+ * serves every announcement meanwhile, so a mail queued by every sale batch costs one look per
+ * interval, not one per batch.
+ */
+const ANNOUNCED_WITHIN_MS = 200;
+/** How long after a retry is due its wake-up fires. */
+const TIMER_SLACK_MS = 10;
 
 /**
  * Another kind of outbox message this loop delivers (mail: docs/mail.md#delivery): at each claim it
@@ -133,7 +141,7 @@ export class DeliveryWorker {
 
   /** Starts polling, and sending each delivery committed from now on as soon as it is. */
   start(): this {
-    this.stopListening = onOutboxWrites(this.deps.store, { fresh: (fresh) => this.takeFresh(fresh), due: () => this.schedule(0) });
+    this.stopListening = onOutboxWrites(this.deps.store, { fresh: (fresh) => this.takeFresh(fresh), due: () => this.schedule(ANNOUNCED_WITHIN_MS) });
     this.schedule(0);
     return this;
   }
@@ -163,7 +171,9 @@ export class DeliveryWorker {
   private async tick(): Promise<void> {
     this.wakeAt = Number.POSITIVE_INFINITY;
     const claimed = await this.claimOnce().catch(() => 0); // a store that failed or closed: try again at the next poll
-    this.schedule(claimed === CLAIM_LIMIT ? 0 : this.deps.store.shared ? this.settings.pollMs : this.settings.alonePollMs);
+    // A look that found something looks again soon (more may wait behind a claim's limit); an empty one waits for the poll.
+    if (claimed === CLAIM_LIMIT) this.schedule(0);
+    else this.schedule(claimed > 0 || this.deps.store.shared ? this.settings.pollMs : this.settings.alonePollMs);
   }
 
   /**
@@ -237,8 +247,8 @@ export class DeliveryWorker {
       .then(async (result) => {
         if (this.stopped) return;
         await this.recordSoon(result);
-        // A retry wakes the worker when it is due, whatever the poll.
-        if (result.update.next_attempt_at) this.schedule(result.update.next_attempt_at.getTime() - this.deps.clock.now().getTime());
+        // A retry wakes the worker when it is due, whatever the poll (a little after: a timer may fire a millisecond early).
+        if (result.update.next_attempt_at) this.schedule(result.update.next_attempt_at.getTime() - this.deps.clock.now().getTime() + TIMER_SLACK_MS);
       })
       .catch(() => undefined) // not recorded: due again (after its lease, where there is one)
       .finally(() => {
