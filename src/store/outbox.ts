@@ -24,7 +24,11 @@ export type EndpointRow = {
 /** What a message is: an outbound webhook event, or a mail (docs/mail.md#the-outbox). */
 export type Channel = 'webhook' | 'mail';
 
-export type MessageRow = { id: number; channel: Channel; program_id: number; type: string; ref: string; body: string; created_at: Date };
+/**
+ * `targets`: the endpoints (comma-separated ids) whose deliveries are still to be written, by the
+ * delivery worker of the process that wrote the message; null once written (docs/outbound-webhooks.md#the-outbox).
+ */
+export type MessageRow = { id: number; channel: Channel; program_id: number; type: string; ref: string; body: string; created_at: Date; targets: string | null };
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
@@ -98,6 +102,7 @@ export async function disableEndpoints(sql: Sql, ids: number[], reason: string):
 export function appendMessages(sql: Sql, rows: MessageRow[]): Promise<void> {
   return sql.append('outbox_messages', [
     ['id', 'BIGINT'], ['channel', 'VARCHAR'], ['program_id', 'BIGINT'], ['type', 'VARCHAR'], ['ref', 'VARCHAR'], ['body', 'VARCHAR'], ['created_at', 'TIMESTAMP'],
+    ['targets', 'VARCHAR'],
   ], rows);
 }
 
@@ -205,8 +210,30 @@ export function endpointDeliveries(sql: Sql, endpointId: number, status: Deliver
   );
 }
 
-/** The endpoints that had a delivery of a message. */
-export async function messageTargets(sql: Sql, messageId: number): Promise<number[]> {
-  const rows = await sql.all<{ target_id: number }>('SELECT DISTINCT target_id FROM outbox_deliveries WHERE message_id = $1 ORDER BY target_id', [messageId]);
-  return rows.map((r) => r.target_id);
+/** The endpoints that had a delivery of a message, written or still to be. */
+export async function messageTargets(sql: Sql, message: MessageRow): Promise<number[]> {
+  const rows = await sql.all<{ target_id: number }>('SELECT DISTINCT target_id FROM outbox_deliveries WHERE message_id = $1', [message.id]);
+  return [...new Set([...rows.map((r) => r.target_id), ...targetIds(message.targets)])].sort((a, b) => a - b);
+}
+
+const targetIds = (targets: string | null): number[] => (targets === null ? [] : targets.split(',').map(Number));
+
+/**
+ * Clears the targets of those of `ids` whose deliveries are still to be written and answers them:
+ * the caller writes their deliveries in the same transaction, so they are written once whoever
+ * else tries (docs/outbound-webhooks.md#the-outbox).
+ */
+export async function takeTargets(sql: Sql, ids: number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await sql.all<{ id: number }>(
+    'UPDATE outbox_messages SET targets = NULL WHERE id BETWEEN $2 AND $3 AND id = ANY($1::BIGINT[]) AND targets IS NOT NULL RETURNING id',
+    [list(ids), ...idRange(ids)],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Messages whose deliveries are still to be written, but those of `except`, with their endpoints. */
+export async function untakenTargets(sql: Sql, except: number[]): Promise<Array<{ message: MessageRow; targets: number[] }>> {
+  const rows = await sql.all<MessageRow>('SELECT * FROM outbox_messages WHERE targets IS NOT NULL AND NOT (id = ANY($1::BIGINT[])) ORDER BY id', [list(except)]);
+  return rows.map((message) => ({ message, targets: targetIds(message.targets) }));
 }

@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, onTestFinished, test, vi } from 'vitest';
+import { onOutboxWrites, type FreshDelivery } from '../../src/domain/outbound/events.js';
 import { DEFAULT_WORKER_SETTINGS, DeliveryWorker, RETRY_DELAYS_SECONDS } from '../../src/domain/outbound/worker.js';
 import { ADMIN_TOKEN, buildTestApp, freezeDate, type ProgramFixture, type TestApp } from '../helpers/app.js';
 import { receiver, type Answer, type Received } from '../helpers/receiver.js';
@@ -183,6 +184,31 @@ describe('outbound webhooks: delivery', () => {
     const deliveries = await ok(t, 'GET', `/api/webhook-endpoints/${endpoint.id}/deliveries`);
     expect(deliveries.map((d: { status: string; attempts: number }) => [d.status, d.attempts])).toEqual([['delivered', 1]]);
     expect(hooks.received).toHaveLength(1);
+  });
+
+  test('deliveries a worker was handed and never wrote (its process stopped first) are written and sent by the next worker, once', async () => {
+    const t = await buildTestApp();
+    const program = await t.program({ holdDays: 0 });
+    const hooks = await receiver();
+    const endpoint = await ok(t, 'POST', `/api/programs/${program.id}/webhook-endpoints`, { url: hooks.url, events: ['sale.created'] });
+    // A worker that takes what it is handed and dies before writing it; a shared database writes deliveries with their events.
+    const handed: FreshDelivery[] = [];
+    const stopListening = onOutboxWrites(t.store, { fresh: (fresh) => handed.push(...fresh), due: () => {} });
+    await saleAfterLead(t, program, 'in_left');
+    stopListening();
+    expect(handed).toHaveLength(t.store.shared ? 0 : 1);
+    expect(await t.count('outbox_deliveries')).toBe(t.store.shared ? 1 : 0);
+    expect(await t.count('outbox_messages', 'targets IS NOT NULL')).toBe(t.store.shared ? 0 : 1);
+
+    const worker = new DeliveryWorker(t.deps, { ...DEFAULT_WORKER_SETTINGS, pollMs: 3_600_000, alonePollMs: 3_600_000 }).start();
+    onTestFinished(() => worker.stop());
+    await worker.runDue();
+    await hooks.waitFor(1);
+    await worker.runDue();
+    expect(hooks.events().map((e) => [e.type, e.data.transactionId])).toEqual([['sale.created', 'in_left']]);
+    const deliveries = await ok(t, 'GET', `/api/webhook-endpoints/${endpoint.id}/deliveries`);
+    expect(deliveries.map((d: { status: string; attempts: number }) => [d.status, d.attempts])).toEqual([['delivered', 1]]);
+    expect(await t.count('outbox_messages', 'targets IS NOT NULL')).toBe(0);
   });
 
   test('one process: a test ping and a redelivery are claimed as they commit, with no poll; a shared database at the next claim', async () => {

@@ -64,7 +64,7 @@ export async function queueMail({ store, clock, mail }: Deps, sql: Sql, mails: r
       html: m.html,
       unsubscribeUrl: m.unsubscribeUrl,
     };
-    messages.push({ id, channel: 'mail', program_id: m.programId, type: m.kind, ref: randomToken('mail_', 16), body: JSON.stringify(stored), created_at: now });
+    messages.push({ id, channel: 'mail', program_id: m.programId, type: m.kind, ref: randomToken('mail_', 16), body: JSON.stringify(stored), created_at: now, targets: null });
     deliveries.push({
       id: nextId('outbox_deliveries'), message_id: id, channel: 'mail', target_id: 0, status: 'pending', attempts: 0, next_attempt_at: now,
       lease_owner: null, lease_until: null, created_at: now,

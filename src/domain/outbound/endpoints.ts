@@ -131,7 +131,7 @@ export async function redeliverEvent(deps: Deps, viewer: Viewer, ref: string, en
     const message = await viewedRow(sql, viewer, found?.channel === 'webhook' ? found : undefined, (m) => m.program_id, () => new AppError('not_found', `Webhook event ${ref} not found`));
     const live = await outbox.programEndpoints(sql, [message.program_id], endpointId === undefined ? undefined : [endpointId]);
     if (endpointId !== undefined && live.length === 0) throw endpointNotFound(endpointId)();
-    const targets = endpointId !== undefined ? [endpointId] : (await outbox.messageTargets(sql, message.id)).filter((id) => live.some((e) => e.id === id));
+    const targets = endpointId !== undefined ? [endpointId] : (await outbox.messageTargets(sql, message)).filter((id) => live.some((e) => e.id === id));
     return { eventId: ref, deliveries: await queueAgain(deps, sql, message.id, targets) };
   });
 }

@@ -33,35 +33,39 @@ async function subscribers(store: Store, sql: Sql, programId: number, type: Even
   return subscribed.filter((e) => type === 'ping' || e.events === null || e.events.has(type)).map((e) => e.endpoint);
 }
 
-/** A delivery committed a moment ago, with what sending it takes. */
+/** A delivery committed a moment ago as its message's target, with what sending it takes; its row is not written yet. */
 export type FreshDelivery = { delivery: outbox.DeliveryRow; message: outbox.MessageRow; endpoint: outbox.EndpointRow };
 
 /**
- * Who hears of what the outbox is given (the delivery worker of a database no other process
- * writes): `fresh`, the deliveries it can send as they are; `due`, that others are due now and a
- * claim finds them (a test ping, a redelivery, a mail).
+ * The delivery worker of a database no other process writes, as the outbox sees it: `fresh`, the
+ * deliveries of events that committed, which it sends and writes (docs/outbound-webhooks.md#the-outbox);
+ * `due`, that others are due now and a claim finds them (a test ping, a redelivery, a mail).
  */
 export type OutboxListener = { fresh(deliveries: FreshDelivery[]): void; due(): void };
 
-const listenersOf = perStore(() => new Set<OutboxListener>());
+const listenerOf = perStore((): { current?: OutboxListener } => ({}));
 
 /**
- * Tells `listener` of the deliveries written from now on, once their transaction committed, so the
- * worker sends them without polling for them (docs/outbound-webhooks.md#delivery). Answers the
- * function that stops it. Only where this process alone writes the database: elsewhere another
- * instance writes deliveries too, and may claim the same ones.
+ * Makes `listener` the store's delivery worker: from now on the events committed are handed to it,
+ * their deliveries written by it, so it sends them without a claim and a sale writes one table fewer
+ * (docs/outbound-webhooks.md#delivery). Answers the function that stops it. Only where this process
+ * alone writes the database: elsewhere another instance claims deliveries too, and they are written
+ * with their events.
  */
 export function onOutboxWrites(store: Store, listener: OutboxListener): () => void {
   if (store.shared) return () => {};
-  const listeners = listenersOf(store);
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+  const slot = listenerOf(store);
+  if (slot.current) throw new Error('a store has one delivery worker');
+  slot.current = listener;
+  return () => {
+    if (slot.current === listener) slot.current = undefined;
+  };
 }
 
-/** Tells the listeners, once the transaction of `sql` committed, that deliveries it wrote are due. */
+/** Tells the worker, once the transaction of `sql` committed, that deliveries it wrote are due. */
 export function announceDue(store: Store, sql: Sql): void {
-  const listeners = listenersOf(store);
-  if (listeners.size > 0) sql.afterCommit(() => listeners.forEach((listener) => listener.due()));
+  const listener = listenerOf(store).current;
+  if (listener) sql.afterCommit(() => listener.due());
 }
 
 /** Whether any endpoint of the program takes events of `type`: the caller then builds their data. */
@@ -94,8 +98,10 @@ function deliveryRows(nextId: IdAllocator, messageId: number, targets: readonly 
 
 /**
  * Writes events into the outbox inside the caller's transaction, one delivery per subscribed
- * endpoint (or per endpoint of `only`), due now: they commit or roll back with the change. Events
- * nobody subscribes to write nothing. Answers each written event's id and deliveries.
+ * endpoint (or per endpoint of `only`), due now: they commit or roll back with the change. Where
+ * the process's delivery worker listens, an event names its endpoints as `targets` and the worker
+ * writes the deliveries once it has them (docs/outbound-webhooks.md#the-outbox). Events nobody
+ * subscribes to write nothing. Answers each written event's id and deliveries.
  */
 export async function emit(
   { store, clock }: Deps,
@@ -112,6 +118,7 @@ export async function emit(
     if (targets.length > 0) targeted.push({ event, targets, endpoints });
   }
   if (targeted.length === 0) return [];
+  const worker = only ? undefined : listenerOf(store).current;
   const deliveryCount = targeted.reduce((n, t) => n + t.targets.length, 0);
   const nextId = await store.idAllocator(sql, { outbox_messages: targeted.length, outbox_deliveries: deliveryCount });
   const messages: outbox.MessageRow[] = [];
@@ -120,19 +127,33 @@ export async function emit(
   const sent = targeted.map(({ event, targets, endpoints }) => {
     const id = nextId('outbox_messages');
     const ref = randomToken('evt_', 16);
-    const message: outbox.MessageRow = { id, channel: 'webhook', program_id: event.programId, type: event.type, ref, body: body(ref, event, now), created_at: now };
+    const message: outbox.MessageRow = {
+      id, channel: 'webhook', program_id: event.programId, type: event.type, ref, body: body(ref, event, now), created_at: now, targets: worker ? targets.join(',') : null,
+    };
     messages.push(message);
     const rows = deliveryRows(nextId, id, targets, now);
-    deliveries.push(...rows);
-    if (endpoints) fresh.push(...rows.map((delivery, i) => ({ delivery, message, endpoint: endpoints[i] })));
+    if (worker) fresh.push(...rows.map((delivery, i) => ({ delivery, message, endpoint: endpoints![i] })));
+    else deliveries.push(...rows);
     return { ref, deliveries: rows.map((d) => d.id) };
   });
   await outbox.appendMessages(sql, messages);
   await outbox.appendDeliveries(sql, deliveries);
-  const listeners = listenersOf(store);
-  if (fresh.length > 0 && listeners.size > 0) sql.afterCommit(() => listeners.forEach((listener) => listener.fresh(fresh)));
+  if (worker) sql.afterCommit(() => worker.fresh(fresh));
   if (only) announceDue(store, sql);
   return sent;
+}
+
+/**
+ * Writes, as due now, the deliveries still to be written of every message but those of `except`
+ * (the ones the worker holds): a process that stopped or crashed before writing them leaves them to
+ * the next worker (docs/outbound-webhooks.md#the-outbox).
+ */
+export async function writeLeftDeliveries({ store, clock }: Deps, sql: Sql, except: readonly number[]): Promise<void> {
+  const left = await outbox.untakenTargets(sql, [...except]);
+  if (left.length === 0) return;
+  await outbox.takeTargets(sql, left.map((l) => l.message.id));
+  const nextId = await store.idAllocator(sql, { outbox_deliveries: left.reduce((n, l) => n + l.targets.length, 0) });
+  await outbox.appendDeliveries(sql, left.flatMap((l) => deliveryRows(nextId, l.message.id, l.targets, clock.now())));
 }
 
 /** New deliveries of a stored message to `targets`, due now (a redelivery); answers their ids. */

@@ -5,9 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import * as outbox from '../../store/outbox.js';
 import type { AttemptRow, DeliveryRow, DeliveryUpdate, EndpointRow, MessageRow } from '../../store/outbox.js';
+import type { Sql } from '../../store/db.js';
 import type { Deps } from '../deps.js';
-import { batched, type BatchRun } from '../write-batcher.js';
-import { endpointsChanged, onOutboxWrites, type FreshDelivery } from './events.js';
+import { endpointsChanged, onOutboxWrites, writeLeftDeliveries, type FreshDelivery } from './events.js';
 import { signatureHeader } from './signing.js';
 import { notifyWebhookTrouble } from '../mail/notifications.js';
 
@@ -78,22 +78,32 @@ export function afterAttempt(delivery: DeliveryRow, ok: boolean, at: Date): Deli
   return { id: delivery.id, status: 'pending', attempts, next_attempt_at: new Date(at.getTime() + RETRY_DELAYS_SECONDS[attempts - 1] * 1000) };
 }
 
-/** Records a batch of attempts in one transaction: the attempts, their deliveries, and endpoints that answered 410. */
-async function recordResults(deps: Deps, sql: Parameters<typeof outbox.recordAttempts>[0], results: Result[], run: BatchRun): Promise<undefined[]> {
-  const nextId = await deps.store.idAllocator(sql, { outbox_attempts: results.length });
-  await outbox.recordAttempts(sql, results.map((r) => ({ id: nextId('outbox_attempts'), ...r.attempt })), results.map((r) => r.update));
+/**
+ * Records in one transaction: the fresh deliveries handed over (with their attempt's outcome when it
+ * finished), the attempts, their deliveries' new state, and endpoints that answered 410. Answers the
+ * deliveries it wrote.
+ */
+async function recordBatch(deps: Deps, sql: Sql, fresh: readonly FreshDelivery[], results: readonly Result[]): Promise<DeliveryRow[]> {
+  const taken = await outbox.takeTargets(sql, [...new Set(fresh.map((f) => f.message.id))]);
+  const outcomes = new Map(results.map((r) => [r.delivery.id, r.update]));
+  const written = fresh.filter((f) => taken.has(f.message.id)).map(({ delivery }) => ({ ...delivery, ...outcomes.get(delivery.id) }));
+  await outbox.appendDeliveries(sql, written);
+  const writtenIds = new Set(written.map((d) => d.id));
+  if (results.length > 0) {
+    const nextId = await deps.store.idAllocator(sql, { outbox_attempts: results.length });
+    const attempts = results.map((r) => ({ id: nextId('outbox_attempts'), ...r.attempt }));
+    await outbox.recordAttempts(sql, attempts, results.filter((r) => !writtenIds.has(r.delivery.id)).map((r) => r.update));
+  }
   const gone = [...new Map(results.flatMap((r) => (r.gone ? [[r.gone.id, r.gone] as const] : []))).values()];
   await outbox.disableEndpoints(sql, gone.map((e) => e.id), 'The endpoint answered 410 Gone');
   // Members hear of a disabled endpoint and of events whose last attempt failed (docs/mail.md#notifications-and-unsubscribing).
   await notifyWebhookTrouble(deps, sql, gone, results.filter((r) => r.gone === null && r.update.status === 'failed' && r.update.attempts > r.delivery.attempts).map((r) => r.delivery));
-  for (const endpoint of gone) run.afterCommit(() => endpointsChanged(deps.store, endpoint.program_id));
-  return results.map(() => undefined);
+  for (const endpoint of gone) sql.afterCommit(() => endpointsChanged(deps.store, endpoint.program_id));
+  return written;
 }
 
-const record = batched(recordResults);
-
-/** Attempts finished and not yet handed to `record`, each with the caller waiting for its recording. */
-type Unrecorded = Array<{ result: Result; recorded: (done: Promise<undefined>) => void }>;
+/** Attempts finished and not yet recorded, each with the caller waiting for its recording. */
+type Unrecorded = Array<{ result: Result; recorded: (done: Promise<unknown>) => void }>;
 
 /** partnerkit's version, from its package.json (the sender's user-agent). */
 function packageVersion(): string {
@@ -121,6 +131,9 @@ export class DeliveryWorker {
   private readonly inFlight = new Map<number, number>(); // endpoint id → attempts in flight
   private readonly held = new Set<number>(); // deliveries claimed and not yet recorded: no claim takes them again
   private unrecorded: Unrecorded = [];
+  private unwritten: FreshDelivery[] = []; // handed over fresh, not yet written
+  private readonly handedOver = new Set<number>(); // messages of deliveries handed over whose writing has not committed
+  private leftWritten = false; // the deliveries a worker before this one left unwritten
   private recordTimer: NodeJS.Timeout | undefined;
   private readonly sends = new Set<Promise<void>>();
   // One pool of kept-alive connections per endpoint origin, as many as its attempts in flight; no redirect is followed.
@@ -147,16 +160,23 @@ export class DeliveryWorker {
   }
 
   /**
-   * Sends deliveries handed over as their transaction committed: no claim needs to find them. One
-   * already held, or to an endpoint with its attempts all in flight, is left for a claim.
+   * Takes deliveries handed over as their transaction committed: they are written with the next
+   * recording, and sent once the sales that caused them are answered, without a claim. One to an
+   * endpoint with its attempts all in flight is left for a claim once written.
    */
   private takeFresh(fresh: readonly FreshDelivery[]): void {
-    if (this.stopped) return;
-    for (const { delivery, message, endpoint } of fresh) {
-      if (this.held.has(delivery.id) || (this.inFlight.get(endpoint.id) ?? 0) >= PER_ENDPOINT) continue;
-      this.held.add(delivery.id);
-      this.startSend(delivery, message, endpoint);
-    }
+    if (this.stopped) return; // written by the next worker
+    this.unwritten.push(...fresh);
+    for (const { message } of fresh) this.handedOver.add(message.id);
+    if (this.unwritten.length >= RECORD_AT_MOST) this.recordNow();
+    else this.recordTimer ??= setTimeout(() => this.recordNow(), RECORD_EVERY_MS);
+    setImmediate(() => {
+      for (const { delivery, message, endpoint } of fresh) {
+        if (this.stopped || this.held.has(delivery.id) || (this.inFlight.get(endpoint.id) ?? 0) >= PER_ENDPOINT) continue;
+        this.held.add(delivery.id);
+        this.startSend(delivery, message, endpoint);
+      }
+    });
   }
 
   /** Claims in `ms`, unless a claim is set for sooner. */
@@ -198,6 +218,10 @@ export class DeliveryWorker {
   private async claim(): Promise<number> {
     if (this.stopped) return 0;
     const { store, clock } = this.deps;
+    if (!store.shared && !this.leftWritten) {
+      await store.transaction((sql) => writeLeftDeliveries(this.deps, sql, [...this.handedOver]));
+      this.leftWritten = true;
+    }
     const now = clock.now();
     const base = {
       now,
@@ -259,7 +283,7 @@ export class DeliveryWorker {
   }
 
   /** Records an attempt with the others finished within RECORD_EVERY_MS (or RECORD_AT_MOST of them, sooner). */
-  private recordSoon(result: Result): Promise<undefined> {
+  private recordSoon(result: Result): Promise<unknown> {
     return new Promise((recorded) => {
       this.unrecorded.push({ result, recorded });
       if (this.unrecorded.length >= RECORD_AT_MOST) this.recordNow();
@@ -267,11 +291,32 @@ export class DeliveryWorker {
     });
   }
 
-  /** Hands every finished attempt to `record` at once: they share its transaction. */
+  /**
+   * Records every finished attempt and writes every fresh delivery in one transaction. Fresh
+   * deliveries it could not write wait for the next; one written as pending and not in flight is
+   * claimed at once.
+   */
   private recordNow(): void {
     clearTimeout(this.recordTimer);
     this.recordTimer = undefined;
-    for (const { result, recorded } of this.unrecorded.splice(0)) recorded(record(this.deps, result));
+    const fresh = this.unwritten.splice(0);
+    const waiting = this.unrecorded.splice(0);
+    if (fresh.length === 0 && waiting.length === 0) return;
+    const results = waiting.map((w) => w.result);
+    const recording = this.deps.store.transaction((sql) => recordBatch(this.deps, sql, fresh, results)).then(
+      (written) => {
+        for (const { message } of fresh) this.handedOver.delete(message.id);
+        if (written.some((d) => d.status === 'pending' && !this.held.has(d.id))) this.schedule(0);
+      },
+      (error: unknown) => {
+        this.unwritten.unshift(...fresh);
+        throw error;
+      },
+    );
+    for (const { recorded } of waiting) recorded(recording);
+    const settled = recording.catch(() => undefined);
+    this.sends.add(settled);
+    void settled.finally(() => this.sends.delete(settled));
   }
 
   /** One attempt; an endpoint removed or disabled since the claim settles its delivery as failed without a request. */
@@ -348,9 +393,10 @@ export class DeliveryWorker {
   async runDue(): Promise<void> {
     for (;;) {
       const inFlight = this.sends.size; // a claim made while attempts were in flight may have skipped their busy endpoints
-      if ((await this.claimOnce()) === 0 && inFlight === 0) return;
+      if ((await this.claimOnce()) === 0 && inFlight === 0 && this.unwritten.length === 0) return;
       await Promise.race([...this.sends, new Promise((r) => setTimeout(r, 5))]);
-      if (this.unrecorded.length > 0) this.recordNow(); // what is sent is recorded before runDue answers, without the wait
+      // What is sent is recorded, and what is handed over written, before runDue answers, without the wait.
+      if (this.unrecorded.length > 0 || this.unwritten.length > 0) this.recordNow();
     }
   }
 

@@ -20,6 +20,7 @@ import { applications, autoApprove } from './018-applications.js';
 import { mailUnsubscribes } from './020-mail-unsubscribes.js';
 import { groups } from './021-groups.js';
 import { leadRewards } from './022-lead-rewards.js';
+import { outboxTargets } from './023-outbox-targets.js';
 
 export type Migration = { version: number; name: string; sql: string };
 
@@ -27,7 +28,7 @@ export type Migration = { version: number; name: string; sql: string };
 export const migrations: readonly Migration[] = [
   initial, webhookDeferral, testClicksUndated, customerClickRef, eventPayloadKeptWhenSkipped, clickVisitors, commissionLifecycle, refunds, payouts,
   landingUrl, partnerSessions, signInCodes, reportRollups, outbox, promotionCodes, fraud, stripeApiKey, applications,
-  autoApprove, mailUnsubscribes, groups, leadRewards,
+  autoApprove, mailUnsubscribes, groups, leadRewards, outboxTargets,
 ];
 
 /**

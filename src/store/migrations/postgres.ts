@@ -9,6 +9,7 @@ import { APPLICATIONS_SQL, AUTO_APPROVE_SQL } from './018-applications.js';
 import { MAIL_UNSUBSCRIBES_SQL } from './020-mail-unsubscribes.js';
 import { GROUPS_SQL } from './021-groups.js';
 import { LEAD_REWARDS_SQL } from './022-lead-rewards.js';
+import { OUTBOX_TARGETS_SQL } from './023-outbox-targets.js';
 import type { Migration } from './index.js';
 
 /*
@@ -285,6 +286,9 @@ INSERT INTO id_counters (name, next) VALUES ('partner_groups', 1), ('group_moves
 /** Lead rewards: DuckDB's migration 22. */
 const leadRewards: Migration = { version: 13, name: 'lead-rewards', sql: LEAD_REWARDS_SQL };
 
+/** Messages whose deliveries are written after their change: DuckDB's migration 23. */
+const outboxTargets: Migration = { version: 14, name: 'outbox-targets', sql: OUTBOX_TARGETS_SQL };
+
 export const postgresMigrations: readonly Migration[] = [
-  schema, rollups, rateCounters, signInCodes, rollupsPending, outbox, promotionCodes, fraud, stripeApiKey, applications, mailUnsubscribes, groups, leadRewards,
+  schema, rollups, rateCounters, signInCodes, rollupsPending, outbox, promotionCodes, fraud, stripeApiKey, applications, mailUnsubscribes, groups, leadRewards, outboxTargets,
 ];
