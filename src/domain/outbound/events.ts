@@ -27,10 +27,9 @@ async function subscriptions(store: Store, sql: Sql, programIds: number[]): Prom
   });
 }
 
-/** The endpoints of a program that take events of `type`. */
-async function subscribers(store: Store, sql: Sql, programId: number, type: EventType): Promise<outbox.EndpointRow[]> {
-  const subscribed = (await subscriptions(store, sql, [programId])).get(programId) ?? [];
-  return subscribed.filter((e) => type === 'ping' || e.events === null || e.events.has(type)).map((e) => e.endpoint);
+/** Those of a program's endpoints that take events of `type`. */
+function takers(subscribed: Subscriptions | undefined, type: EventType): outbox.EndpointRow[] {
+  return (subscribed ?? []).filter((e) => type === 'ping' || e.events === null || e.events.has(type)).map((e) => e.endpoint);
 }
 
 /** A delivery committed a moment ago as its message's target, with what sending it takes; its row is not written yet. */
@@ -70,7 +69,7 @@ export function announceDue(store: Store, sql: Sql): void {
 
 /** Whether any endpoint of the program takes events of `type`: the caller then builds their data. */
 export async function wanted(store: Store, sql: Sql, programId: number, type: EventType): Promise<boolean> {
-  return (await subscribers(store, sql, programId, type)).length > 0;
+  return takers((await subscriptions(store, sql, [programId])).get(programId), type).length > 0;
 }
 
 /** Forgets what the cache holds of a program's endpoints, after a change committed. */
@@ -111,9 +110,10 @@ export async function emit(
 ): Promise<Array<{ ref: string; deliveries: number[] }>> {
   const now = clock.now();
   // The subscribed endpoints' rows come from the cache; `only` names endpoints by id (a test ping).
+  const subscribed = only ? undefined : await subscriptions(store, sql, [...new Set(events.map((e) => e.programId))]);
   const targeted: Array<{ event: OutboundEvent; targets: readonly number[]; endpoints?: readonly outbox.EndpointRow[] }> = [];
   for (const event of events) {
-    const endpoints = only ? undefined : await subscribers(store, sql, event.programId, event.type);
+    const endpoints = subscribed && takers(subscribed.get(event.programId), event.type);
     const targets = only ?? endpoints!.map((e) => e.id);
     if (targets.length > 0) targeted.push({ event, targets, endpoints });
   }
