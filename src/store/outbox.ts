@@ -88,15 +88,19 @@ export async function updateEndpoint(sql: Sql, id: number, changes: EndpointChan
   await sql.run(`UPDATE webhook_endpoints SET ${set} WHERE id = $1`, [id, ...entries.map(([, value]) => value as EndpointRow[keyof EndpointRow])]);
 }
 
-/** Disables endpoints that answered 410 Gone; their pending deliveries fail with them. */
-export async function disableEndpoints(sql: Sql, ids: number[], reason: string): Promise<void> {
-  if (ids.length === 0) return;
-  await sql.run('UPDATE webhook_endpoints SET enabled = false, disabled_reason = $2 WHERE id = ANY($1::BIGINT[])', [list(ids), reason]);
+/** Disables those of the endpoints still enabled, answering them; their pending deliveries fail with them. */
+export async function disableEndpoints(sql: Sql, ids: number[], reason: string): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const disabled = await sql.all<{ id: number }>(
+    'UPDATE webhook_endpoints SET enabled = false, disabled_reason = $2 WHERE id = ANY($1::BIGINT[]) AND enabled RETURNING id',
+    [list(ids), reason],
+  );
   await sql.run(
     `UPDATE outbox_deliveries SET status = 'failed', next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL
      WHERE target_id = ANY($1::BIGINT[]) AND status = 'pending'`,
     [list(ids)],
   );
+  return new Set(disabled.map((r) => r.id));
 }
 
 export function appendMessages(sql: Sql, rows: MessageRow[]): Promise<void> {

@@ -211,6 +211,26 @@ describe('outbound webhooks: delivery', () => {
     expect(await t.count('outbox_messages', 'targets IS NOT NULL')).toBe(0);
   });
 
+  test('a recording that fails is made again a second later: the attempt is recorded once, and the event is not sent again', async () => {
+    const t = await buildTestApp();
+    const program = await t.program({ holdDays: 0 });
+    const hooks = await receiver();
+    const endpoint = await ok(t, 'POST', `/api/programs/${program.id}/webhook-endpoints`, { url: hooks.url, events: ['sale.created'] });
+    const worker = new DeliveryWorker(t.deps, { ...DEFAULT_WORKER_SETTINGS, pollMs: 50, alonePollMs: 3_600_000 }).start();
+    onTestFinished(() => worker.stop());
+    await worker.runDue(); // the first poll, made at start: nothing due
+    await t.store.transaction((sql) => sql.run('ALTER TABLE outbox_attempts RENAME TO outbox_attempts_offline'));
+    await saleAfterLead(t, program, 'in_unrecorded');
+    await hooks.waitFor(1);
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // the recording, a second after the answer, fails
+    await t.store.transaction((sql) => sql.run('ALTER TABLE outbox_attempts_offline RENAME TO outbox_attempts'));
+    await worker.runDue();
+    const deliveries = await ok(t, 'GET', `/api/webhook-endpoints/${endpoint.id}/deliveries`);
+    expect(deliveries.map((d: { status: string; attempts: number }) => [d.status, d.attempts])).toEqual([['delivered', 1]]);
+    expect(await t.count('outbox_attempts')).toBe(1);
+    expect(hooks.received).toHaveLength(1);
+  });
+
   test('one process: a test ping and a redelivery are claimed as they commit, with no poll; a shared database at the next claim', async () => {
     const t = await buildTestApp();
     const program = await t.program();

@@ -94,8 +94,10 @@ async function recordBatch(deps: Deps, sql: Sql, fresh: readonly FreshDelivery[]
     const attempts = results.map((r) => ({ id: nextId('outbox_attempts'), ...r.attempt }));
     await outbox.recordAttempts(sql, attempts, results.filter((r) => !writtenIds.has(r.delivery.id)).map((r) => r.update));
   }
-  const gone = [...new Map(results.flatMap((r) => (r.gone ? [[r.gone.id, r.gone] as const] : []))).values()];
-  await outbox.disableEndpoints(sql, gone.map((e) => e.id), 'The endpoint answered 410 Gone');
+  const answered410 = [...new Map(results.flatMap((r) => (r.gone ? [[r.gone.id, r.gone] as const] : []))).values()];
+  // An endpoint an earlier recording disabled already is neither disabled nor announced again.
+  const disabled = await outbox.disableEndpoints(sql, answered410.map((e) => e.id), 'The endpoint answered 410 Gone');
+  const gone = answered410.filter((e) => disabled.has(e.id));
   // Members hear of a disabled endpoint and of events whose last attempt failed (docs/mail.md#notifications-and-unsubscribing).
   await notifyWebhookTrouble(deps, sql, gone, results.filter((r) => r.gone === null && r.update.status === 'failed' && r.update.attempts > r.delivery.attempts).map((r) => r.delivery));
   for (const endpoint of gone) sql.afterCommit(() => endpointsChanged(deps.store, endpoint.program_id));
@@ -133,7 +135,7 @@ export class DeliveryWorker {
   private unrecorded: Unrecorded = [];
   private unwritten: FreshDelivery[] = []; // handed over fresh, not yet written
   private readonly handedOver = new Set<number>(); // messages of deliveries handed over whose writing has not committed
-  private leftWritten = false; // the deliveries a worker before this one left unwritten
+  private leftToWrite = false; // the listening worker writes, at its first claim, the deliveries those before it left unwritten
   private recordTimer: NodeJS.Timeout | undefined;
   private readonly sends = new Set<Promise<void>>();
   // One pool of kept-alive connections per endpoint origin, as many as its attempts in flight; no redirect is followed.
@@ -155,6 +157,7 @@ export class DeliveryWorker {
   /** Starts polling, and sending each delivery committed from now on as soon as it is. */
   start(): this {
     this.stopListening = onOutboxWrites(this.deps.store, { fresh: (fresh) => this.takeFresh(fresh), due: () => this.schedule(ANNOUNCED_WITHIN_MS) });
+    this.leftToWrite = !this.deps.store.shared;
     this.schedule(0);
     return this;
   }
@@ -166,10 +169,11 @@ export class DeliveryWorker {
    */
   private takeFresh(fresh: readonly FreshDelivery[]): void {
     if (this.stopped) return; // written by the next worker
-    this.unwritten.push(...fresh);
-    for (const { message } of fresh) this.handedOver.add(message.id);
-    if (this.unwritten.length >= RECORD_AT_MOST) this.recordNow();
-    else this.recordTimer ??= setTimeout(() => this.recordNow(), RECORD_EVERY_MS);
+    for (const each of fresh) {
+      this.unwritten.push(each);
+      this.handedOver.add(each.message.id);
+    }
+    this.recordWithin(this.unwritten.length >= RECORD_AT_MOST ? 0 : RECORD_EVERY_MS);
     setImmediate(() => {
       for (const { delivery, message, endpoint } of fresh) {
         if (this.stopped || this.held.has(delivery.id) || (this.inFlight.get(endpoint.id) ?? 0) >= PER_ENDPOINT) continue;
@@ -218,9 +222,9 @@ export class DeliveryWorker {
   private async claim(): Promise<number> {
     if (this.stopped) return 0;
     const { store, clock } = this.deps;
-    if (!store.shared && !this.leftWritten) {
+    if (this.leftToWrite) {
       await store.transaction((sql) => writeLeftDeliveries(this.deps, sql, [...this.handedOver]));
-      this.leftWritten = true;
+      this.leftToWrite = false;
     }
     const now = clock.now();
     const base = {
@@ -243,7 +247,10 @@ export class DeliveryWorker {
       for (const delivery of deliveries) this.held.delete(delivery.id);
       throw error;
     });
-    for (const delivery of deliveries) this.startSend(delivery, messages.get(delivery.message_id)!, endpoints.get(delivery.target_id)!);
+    for (const delivery of deliveries) {
+      if (this.stopped) this.held.delete(delivery.id); // due again: a stopping worker sends nothing more
+      else this.startSend(delivery, messages.get(delivery.message_id)!, endpoints.get(delivery.target_id)!);
+    }
     return deliveries.length + others.length;
   }
 
@@ -286,35 +293,54 @@ export class DeliveryWorker {
   private recordSoon(result: Result): Promise<unknown> {
     return new Promise((recorded) => {
       this.unrecorded.push({ result, recorded });
-      if (this.unrecorded.length >= RECORD_AT_MOST) this.recordNow();
-      else this.recordTimer ??= setTimeout(() => this.recordNow(), RECORD_EVERY_MS);
+      this.recordWithin(this.unrecorded.length >= RECORD_AT_MOST ? 0 : RECORD_EVERY_MS);
     });
   }
 
+  /** Records within `ms`, unless a recording is set for sooner. */
+  private recordWithin(ms: number): void {
+    if (ms === 0) this.recordNow();
+    else this.recordTimer ??= setTimeout(() => this.recordNow(), ms);
+  }
+
   /**
-   * Records every finished attempt and writes every fresh delivery in one transaction. Fresh
-   * deliveries it could not write wait for the next; one written as pending and not in flight is
-   * claimed at once.
+   * Records finished attempts and writes fresh deliveries (RECORD_AT_MOST of each) in one
+   * transaction. What a failed recording held is recorded again a second later, its deliveries
+   * held meanwhile, so none is sent twice; once stopped, they are left as they are (due again, or
+   * written by the next worker). A fresh delivery written as pending and not in flight is claimed at once.
    */
   private recordNow(): void {
     clearTimeout(this.recordTimer);
     this.recordTimer = undefined;
-    const fresh = this.unwritten.splice(0);
-    const waiting = this.unrecorded.splice(0);
+    const fresh = this.unwritten.splice(0, RECORD_AT_MOST);
+    let waiting = this.unrecorded.splice(0, RECORD_AT_MOST);
+    if (this.unwritten.length > 0) {
+      // An attempt whose delivery a later recording writes is recorded with it.
+      const later = new Set(this.unwritten.map((f) => f.delivery.id));
+      this.unrecorded = waiting.filter((w) => later.has(w.result.delivery.id)).concat(this.unrecorded);
+      waiting = waiting.filter((w) => !later.has(w.result.delivery.id));
+    }
     if (fresh.length === 0 && waiting.length === 0) return;
     const results = waiting.map((w) => w.result);
-    const recording = this.deps.store.transaction((sql) => recordBatch(this.deps, sql, fresh, results)).then(
+    // Started on the next tick (after this one, before the next recording's): a store closed meanwhile rejects instead of throwing in a timer.
+    const recording = Promise.resolve().then(() => this.deps.store.transaction((sql) => recordBatch(this.deps, sql, fresh, results)));
+    if (this.unwritten.length > 0 || this.unrecorded.length > 0) this.recordWithin(0);
+    const settled = recording.then(
       (written) => {
         for (const { message } of fresh) this.handedOver.delete(message.id);
+        for (const { recorded } of waiting) recorded(Promise.resolve());
         if (written.some((d) => d.status === 'pending' && !this.held.has(d.id))) this.schedule(0);
       },
       (error: unknown) => {
-        this.unwritten.unshift(...fresh);
-        throw error;
+        if (this.stopped) {
+          for (const { recorded } of waiting) recorded(Promise.reject(error));
+          return;
+        }
+        this.unwritten = fresh.concat(this.unwritten);
+        this.unrecorded = waiting.concat(this.unrecorded);
+        this.recordWithin(RECORD_EVERY_MS);
       },
     );
-    for (const { recorded } of waiting) recorded(recording);
-    const settled = recording.catch(() => undefined);
     this.sends.add(settled);
     void settled.finally(() => this.sends.delete(settled));
   }
@@ -410,7 +436,7 @@ export class DeliveryWorker {
     clearTimeout(this.timer);
     this.recordNow();
     for (const abort of this.requests) abort.abort(new Error('partnerkit is stopping'));
-    await this.running;
+    await this.running?.catch(() => undefined);
     await Promise.all(this.sends);
     await this.agent.close();
   }
