@@ -144,12 +144,11 @@ export async function emit(
 }
 
 /**
- * Writes, as due now, the deliveries still to be written of every message but those of `except`
- * (the ones the worker holds): a process that stopped or crashed before writing them leaves them to
- * the next worker (docs/outbound-webhooks.md#the-outbox).
+ * Writes, as due now, the deliveries still to be written: a process that stopped or crashed before
+ * writing them leaves them to the next worker, before it listens (docs/outbound-webhooks.md#the-outbox).
  */
-export async function writeLeftDeliveries({ store, clock }: Deps, sql: Sql, except: readonly number[]): Promise<void> {
-  const left = await outbox.untakenTargets(sql, [...except]);
+export async function writeLeftDeliveries({ store, clock }: Deps, sql: Sql): Promise<void> {
+  const left = await outbox.untakenTargets(sql);
   if (left.length === 0) return;
   await outbox.takeTargets(sql, left.map((l) => l.message.id));
   const nextId = await store.idAllocator(sql, { outbox_deliveries: left.reduce((n, l) => n + l.targets.length, 0) });

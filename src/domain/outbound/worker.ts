@@ -134,8 +134,7 @@ export class DeliveryWorker {
   private readonly held = new Set<number>(); // deliveries claimed and not yet recorded: no claim takes them again
   private unrecorded: Unrecorded = [];
   private unwritten: FreshDelivery[] = []; // handed over fresh, not yet written
-  private readonly handedOver = new Set<number>(); // messages of deliveries handed over whose writing has not committed
-  private leftToWrite = false; // the listening worker writes, at its first claim, the deliveries those before it left unwritten
+  private toListen = false; // started, where this process alone writes: listens from its first claim on
   private recordTimer: NodeJS.Timeout | undefined;
   private readonly sends = new Set<Promise<void>>();
   // One pool of kept-alive connections per endpoint origin, as many as its attempts in flight; no redirect is followed.
@@ -154,12 +153,22 @@ export class DeliveryWorker {
     private readonly channels: readonly OutboxChannel[] = [],
   ) {}
 
-  /** Starts polling, and sending each delivery committed from now on as soon as it is. */
+  /** Starts polling; from its first claim on, each delivery committed is sent as soon as it is. */
   start(): this {
-    this.stopListening = onOutboxWrites(this.deps.store, { fresh: (fresh) => this.takeFresh(fresh), due: () => this.schedule(ANNOUNCED_WITHIN_MS) });
-    this.leftToWrite = !this.deps.store.shared;
+    this.toListen = !this.deps.store.shared;
     this.schedule(0);
     return this;
+  }
+
+  /**
+   * Writes the deliveries a stopped or killed process left unwritten, then listens for what the
+   * process writes: every delivery it is handed from then on is its own to write, so none is written twice.
+   */
+  private async listen(): Promise<void> {
+    await this.deps.store.transaction((sql) => writeLeftDeliveries(this.deps, sql));
+    this.toListen = false;
+    if (this.stopped) return;
+    this.stopListening = onOutboxWrites(this.deps.store, { fresh: (fresh) => this.takeFresh(fresh), due: () => this.schedule(ANNOUNCED_WITHIN_MS) });
   }
 
   /**
@@ -169,10 +178,7 @@ export class DeliveryWorker {
    */
   private takeFresh(fresh: readonly FreshDelivery[]): void {
     if (this.stopped) return; // written by the next worker
-    for (const each of fresh) {
-      this.unwritten.push(each);
-      this.handedOver.add(each.message.id);
-    }
+    for (const each of fresh) this.unwritten.push(each);
     this.recordWithin(this.unwritten.length >= RECORD_AT_MOST ? 0 : RECORD_EVERY_MS);
     setImmediate(() => {
       for (const { delivery, message, endpoint } of fresh) {
@@ -222,10 +228,7 @@ export class DeliveryWorker {
   private async claim(): Promise<number> {
     if (this.stopped) return 0;
     const { store, clock } = this.deps;
-    if (this.leftToWrite) {
-      await store.transaction((sql) => writeLeftDeliveries(this.deps, sql, [...this.handedOver]));
-      this.leftToWrite = false;
-    }
+    if (this.toListen) await this.listen();
     const now = clock.now();
     const base = {
       now,
@@ -327,7 +330,6 @@ export class DeliveryWorker {
     if (this.unwritten.length > 0 || this.unrecorded.length > 0) this.recordWithin(0);
     const settled = recording.then(
       (written) => {
-        for (const { message } of fresh) this.handedOver.delete(message.id);
         for (const { recorded } of waiting) recorded(Promise.resolve());
         if (written.some((d) => d.status === 'pending' && !this.held.has(d.id))) this.schedule(0);
       },
