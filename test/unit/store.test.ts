@@ -70,6 +70,38 @@ describe('migrations', () => {
     await v8.close();
   });
 
+  test('migration 024 keeps every outbox row and column, and takes only the primary keys off the three growing outbox tables', async () => {
+    const file = tempFile();
+    const v23 = await openStore(file, { migrations: migrations.slice(0, -1) });
+    expect(migrations.at(-1)!.version).toBe(24);
+    await v23.transaction(async (sql) => {
+      await sql.run(`INSERT INTO outbox_messages VALUES
+        (2, 'webhook', 1, 'sale.created', 'evt_b', '{"b":1}', TIMESTAMP '2026-03-01 10:00', '5,6'),
+        (1, 'mail', 1, 'payout.paid', 'evt_a', '{"a":1}', TIMESTAMP '2026-03-01 09:00', NULL)`);
+      await sql.run(`INSERT INTO outbox_deliveries VALUES
+        (1, 1, 'mail', 0, 'delivered', 1, NULL, NULL, NULL, TIMESTAMP '2026-03-01 09:00'),
+        (2, 2, 'webhook', 5, 'pending', 2, TIMESTAMP '2026-03-01 11:00', 'owner', TIMESTAMP '2026-03-01 10:01', TIMESTAMP '2026-03-01 10:00')`);
+      await sql.run(`INSERT INTO outbox_attempts VALUES (1, 2, TIMESTAMP '2026-03-01 10:00', 503, NULL, 12, 'busy'), (2, 2, TIMESTAMP '2026-03-01 10:05', NULL, 'reset', 3, NULL)`);
+    });
+    const before = await v23.read(async (sql) => ({
+      messages: await sql.all('SELECT * FROM outbox_messages ORDER BY id'),
+      deliveries: await sql.all('SELECT * FROM outbox_deliveries ORDER BY id'),
+      attempts: await sql.all('SELECT * FROM outbox_attempts ORDER BY id'),
+    }));
+    await v23.close();
+    const v24 = await openStore(file);
+    const after = await v24.read(async (sql) => ({
+      messages: await sql.all('SELECT * FROM outbox_messages'),
+      deliveries: await sql.all('SELECT * FROM outbox_deliveries'),
+      attempts: await sql.all('SELECT * FROM outbox_attempts'),
+      keys: await sql.all("SELECT table_name FROM duckdb_constraints() WHERE table_name LIKE 'outbox_%' AND constraint_type = 'PRIMARY KEY'"),
+      checks: await sql.all("SELECT table_name FROM duckdb_constraints() WHERE table_name LIKE 'outbox_%' AND constraint_type = 'CHECK'"),
+    }));
+    // Stored in id order, the rows come back as they were, the check on a delivery's status kept.
+    expect(after).toEqual({ ...before, keys: [], checks: [{ table_name: 'outbox_deliveries' }] });
+    await expect(v24.transaction((sql) => sql.run("UPDATE outbox_deliveries SET status = 'lost' WHERE id = 1"))).rejects.toThrow(/CHECK constraint/i);
+  });
+
   test('migration 003 takes the report day off test clicks stored before it, and only theirs', async () => {
     const file = tempFile();
     const v2 = await openStore(file, { migrations: migrations.slice(0, 2) });

@@ -21,6 +21,7 @@ import { mailUnsubscribes } from './020-mail-unsubscribes.js';
 import { groups } from './021-groups.js';
 import { leadRewards } from './022-lead-rewards.js';
 import { outboxTargets } from './023-outbox-targets.js';
+import { outboxUnkeyed } from './024-outbox-unkeyed.js';
 
 export type Migration = { version: number; name: string; sql: string };
 
@@ -28,7 +29,7 @@ export type Migration = { version: number; name: string; sql: string };
 export const migrations: readonly Migration[] = [
   initial, webhookDeferral, testClicksUndated, customerClickRef, eventPayloadKeptWhenSkipped, clickVisitors, commissionLifecycle, refunds, payouts,
   landingUrl, partnerSessions, signInCodes, reportRollups, outbox, promotionCodes, fraud, stripeApiKey, applications,
-  autoApprove, mailUnsubscribes, groups, leadRewards, outboxTargets,
+  autoApprove, mailUnsubscribes, groups, leadRewards, outboxTargets, outboxUnkeyed,
 ];
 
 /**
