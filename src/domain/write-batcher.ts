@@ -87,7 +87,7 @@ export class WriteBatcher<I, R, D extends Deps = Deps> {
     const outcomes = await deps.store.transaction((sql) => {
       effects = []; // a transaction run again (docs/store-engines.md#one-interface-two-engines) keeps only its last run's effects
       return this.record(deps, sql, take(), { afterFailure, afterCommit: (effect) => effects.push(effect) });
-    }, this.options);
+    }, { ...this.options, moreToCome: () => this.pending.length > 0 });
     for (const effect of effects) effect();
     return outcomes;
   }

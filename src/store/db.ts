@@ -89,7 +89,15 @@ export type IdAllocator = (table: string, count?: number) => number;
  * before it started, for a transaction that serializes what it reads itself, with locks
  * (docs/store-engines.md#one-interface-two-engines). DuckDB has one writer, so every transaction is serial there.
  */
-export type TransactionOptions = { isolation?: 'serializable' | 'read committed' };
+export type TransactionOptions = {
+  isolation?: 'serializable' | 'read committed';
+  /**
+   * Asked as the transaction commits: whether its caller asks for another at once (a batcher with
+   * items waiting). DuckDB then opens that one with the COMMIT, one native call fewer for the next
+   * (docs/store-engines.md#the-next-transaction-opens-with-the-commit); PostgreSQL ignores it.
+   */
+  moreToCome?: () => boolean;
+};
 
 /** Every store, whichever the engine. */
 export interface Store {

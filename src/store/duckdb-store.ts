@@ -11,7 +11,7 @@ import type {
 } from '@duckdb/node-api';
 import { copyFile } from 'node:fs/promises';
 import { epochDay } from '../days.js';
-import { DayParam, ListParam, type Columns, type ColumnType, type IdAllocator, type Param, type Params, type Row, type Sql, type StatementObserver, type Store } from './db.js';
+import { DayParam, ListParam, type Columns, type ColumnType, type IdAllocator, type Param, type Params, type Row, type Sql, type StatementObserver, type Store, type TransactionOptions } from './db.js';
 import { SerialQueue } from './serial-queue.js';
 import { PendingRows, type PendingRange } from './pending-rows.js';
 import { duckdb } from './duckdb.js';
@@ -323,6 +323,8 @@ export class DuckDBStore implements Store {
   private readonly nextIds = new Map<string, number>();
   private rollUpTimer: NodeJS.Timeout | undefined;
   private rollUpQueued = false;
+  /** Whether the writer's last COMMIT opened the next transaction (see run). */
+  private opened = false;
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -369,9 +371,9 @@ export class DuckDBStore implements Store {
   }
 
   /** Runs `fn` in a transaction of the writer connection; resolves after its COMMIT, rolls back if it throws. */
-  transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+  transaction<T>(fn: (sql: Sql) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     this.assertOpen();
-    return this.writes.run(() => this.run(fn));
+    return this.writes.run(() => this.run(fn, options.moreToCome));
   }
 
   /**
@@ -474,6 +476,7 @@ export class DuckDBStore implements Store {
   async snapshot(target: string): Promise<void> {
     this.assertOpen();
     await this.writes.run(async () => {
+      await this.endOpened();
       await this.writer.run('CHECKPOINT');
       await copyFile(this.path, target);
       await copyFile(`${this.path}.wal`, `${target}.wal`).catch((error: NodeJS.ErrnoException) => {
@@ -493,6 +496,7 @@ export class DuckDBStore implements Store {
     await this.writes.settled();
     this.closed = true;
     try {
+      await this.endOpened();
       await this.writer.run('CHECKPOINT');
     } finally {
       for (const reader of this.idle) reader.close();
@@ -505,12 +509,17 @@ export class DuckDBStore implements Store {
     if (this.closed) throw new Error('store is closed');
   }
 
-  private async run<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+  private async run<T>(fn: (sql: Sql) => Promise<T>, moreToCome?: () => boolean): Promise<T> {
     try {
-      await this.writer.run('BEGIN TRANSACTION');
+      if (this.opened) this.opened = false;
+      else await this.writer.run('BEGIN TRANSACTION');
       const value = await fn(this.writer);
       await this.writer.recordPending();
-      await this.writer.run('COMMIT');
+      // A transaction asked for meanwhile, or about to be, is opened with this COMMIT: DuckDB takes
+      // its snapshot at its first statement, so it sees all that this one wrote (docs/store-engines.md#the-next-transaction-opens-with-the-commit).
+      const openNext = this.writes.waiting > 0 || (moreToCome?.() ?? false);
+      await this.writer.run(openNext ? 'COMMIT; BEGIN TRANSACTION' : 'COMMIT');
+      this.opened = openNext;
       this.writer.pending.commit();
       for (const effect of this.writer.takeEffects()) effect();
       this.scheduleRollUp();
@@ -569,6 +578,13 @@ export class DuckDBStore implements Store {
       for (const statement of ROLL_UP_PENDING) await sql.run(statement);
     });
     this.writer.pending.clear();
+  }
+
+  /** Ends the transaction the last COMMIT opened for a next one that did not come (it wrote nothing). */
+  private async endOpened(): Promise<void> {
+    if (!this.opened) return;
+    this.opened = false;
+    await this.writer.run('ROLLBACK');
   }
 
   private async rollback(): Promise<void> {

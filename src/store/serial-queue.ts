@@ -14,6 +14,11 @@ export class SerialQueue {
     });
   }
 
+  /** How many jobs wait for the one running. */
+  get waiting(): number {
+    return this.jobs.length;
+  }
+
   /** Resolves once nothing is queued or running. */
   async settled(): Promise<void> {
     while (this.running || this.jobs.length > 0) await new Promise((resolve) => setTimeout(resolve, 5));

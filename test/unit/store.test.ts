@@ -190,6 +190,37 @@ describe('transactions on the writer connection', () => {
     await store.close();
   });
 
+  test('a COMMIT with another transaction waiting opens it: that one sends no BEGIN and sees what the last wrote; one opened for nothing is rolled back before a snapshot', async () => {
+    const file = tempFile();
+    const statements: string[] = [];
+    const store = await openStore(file, { observeWrites: (sql) => statements.push(sql) });
+    await store.transaction((sql) => sql.run('CREATE TABLE t (k VARCHAR)'));
+    statements.length = 0;
+    const [, seen] = await Promise.all([
+      store.transaction((sql) => sql.run("INSERT INTO t VALUES ('a')")),
+      store.transaction((sql) => sql.all<{ k: string }>('SELECT k FROM t')),
+    ]);
+    expect(seen).toEqual([{ k: 'a' }]);
+    // Its caller says another follows, and none does: the backup's CHECKPOINT finds no transaction open.
+    await store.transaction((sql) => sql.run("INSERT INTO t VALUES ('b')"), { moreToCome: () => true });
+    await store.snapshot(`${file}.copy`);
+    await store.transaction((sql) => sql.run("INSERT INTO t VALUES ('c')"));
+    expect(statements.filter((s) => /^(BEGIN|COMMIT|ROLLBACK|CHECKPOINT)/.test(s))).toEqual([
+      'BEGIN TRANSACTION', 'COMMIT; BEGIN TRANSACTION', 'COMMIT',
+      'BEGIN TRANSACTION', 'COMMIT; BEGIN TRANSACTION', 'ROLLBACK', 'CHECKPOINT',
+      'BEGIN TRANSACTION', 'COMMIT',
+    ]);
+    const copy = await openStore(`${file}.copy`);
+    expect(await copy.read((sql) => sql.all('SELECT k FROM t ORDER BY k'))).toEqual([{ k: 'a' }, { k: 'b' }]);
+    await copy.close();
+    // The same at close: the rows committed are in the file.
+    await store.transaction((sql) => sql.run("INSERT INTO t VALUES ('d')"), { moreToCome: () => true });
+    await store.close();
+    const reopened = await openStore(file);
+    expect(await reopened.read((sql) => sql.all('SELECT k FROM t ORDER BY k'))).toEqual([{ k: 'a' }, { k: 'b' }, { k: 'c' }, { k: 'd' }]);
+    await reopened.close();
+  });
+
   test('close waits for queued writes and persists them', async () => {
     const file = tempFile();
     const store = await openStore(file);

@@ -25,7 +25,7 @@ async function setup(options: { failFirstRuns?: number } = {}) {
   });
   const keys = () => store.read((sql) => sql.all<{ k: string }>('SELECT k FROM t ORDER BY k')).then((rows) => rows.map((r) => r.k));
   const commits = () => statements.filter((s) => s === 'COMMIT').length;
-  return { store, deps, batcher, runs, keys, commits };
+  return { store, deps, batcher, runs, keys, commits, statements };
 }
 
 describe('WriteBatcher', () => {
@@ -42,6 +42,24 @@ describe('WriteBatcher', () => {
     expect(runs).toEqual([{ items: ['a', 'refuse', 'b', 'c'], afterFailure: false }]);
     expect(commits() - before).toBe(1);
     expect(await keys()).toEqual(['a', 'b', 'c']);
+  });
+
+  test('a batch that commits with items waiting opens their transaction with its COMMIT: the next batch sends no BEGIN and sees what it wrote', async () => {
+    const { deps, keys, statements } = await setup();
+    const seen: string[][] = [];
+    let later: Promise<string> | undefined;
+    const batcher: WriteBatcher<string, string> = new WriteBatcher(async (_deps, sql, items) => {
+      seen.push((await sql.all<{ k: string }>('SELECT k FROM t ORDER BY k')).map((r) => r.k));
+      for (const key of items) await sql.run('INSERT INTO t VALUES ($1)', [key]);
+      later ??= batcher.submit(deps, 'b'); // arrives while this batch is written
+      return items;
+    });
+    statements.length = 0;
+    expect(await batcher.submit(deps, 'a')).toBe('a');
+    expect(await later).toBe('b');
+    expect(seen).toEqual([[], ['a']]);
+    expect(await keys()).toEqual(['a', 'b']);
+    expect(statements.filter((s) => /^(BEGIN|COMMIT)/.test(s))).toEqual(['BEGIN TRANSACTION', 'COMMIT; BEGIN TRANSACTION', 'COMMIT']);
   });
 
   test('a batch that fails is rolled back and run once more with afterFailure; nothing of the failed run stays', async () => {
