@@ -50,11 +50,12 @@ function halfUpLarge(r: string): string {
 export function previewByPartner(sql: Sql, programId: number, from: Date, to: Date, rule: PreviewRule): Promise<PreviewRow[]> {
   // A renewal past its months earns nothing, as at its receipt (renewalEarnsCommission): its subscription's first sale dates it.
   const months = rule.recurringMonths;
-  const firstSales =
-    months === null || months === 0
-      ? ''
-      : `LEFT JOIN (SELECT subscription_id, min(received_at) AS first_sale FROM sale_events WHERE program_id = $1 AND subscription_id IS NOT NULL GROUP BY subscription_id) f
-         ON f.subscription_id = e.subscription_id`;
+  // Only a limit of some months needs each subscription's first sale: none, or 0 (renewals earn nothing), does not.
+  const datesRenewals = months !== null && months > 0;
+  const firstSales = datesRenewals
+    ? `LEFT JOIN (SELECT subscription_id, min(received_at) AS first_sale FROM sale_events WHERE program_id = $1 AND subscription_id IS NOT NULL GROUP BY subscription_id) f
+         ON f.subscription_id = e.subscription_id`
+    : '';
   const ended = months === null ? '' : months === 0 ? 'WHEN s.is_recurring THEN 0' : "WHEN s.is_recurring AND s.received_at >= s.first_sale + $6::BIGINT * INTERVAL '1 month' THEN 0";
   const earns = `CASE WHEN s.remaining <= 0 THEN 0 ${ended} WHEN $4::VARCHAR = 'flat' THEN $5::BIGINT
     WHEN s.remaining < ${EXACT_IN_DOUBLE} THEN ${halfUp('s.remaining')} ELSE ${halfUpLarge('s.remaining')} END`;
@@ -63,7 +64,7 @@ export function previewByPartner(sql: Sql, programId: number, from: Date, to: Da
     `WITH r AS (SELECT sale_id, sum(amount_cents) AS refunded FROM refunds WHERE program_id = $1 AND mode = 'live' GROUP BY sale_id),
      s AS (
        SELECT e.partner_program_id, e.amount_cents - coalesce(r.refunded, 0) AS remaining, e.is_recurring, e.received_at,
-         ${months === null || months === 0 ? 'NULL' : 'f.first_sale'} AS first_sale
+         ${datesRenewals ? 'f.first_sale' : 'NULL'} AS first_sale
        FROM sale_events e LEFT JOIN r ON r.sale_id = e.id ${firstSales}
        WHERE e.program_id = $1 AND e.received_at >= $2 AND e.received_at <= $3
      ),
@@ -84,6 +85,6 @@ export function previewByPartner(sql: Sql, programId: number, from: Date, to: Da
      FROM p LEFT JOIN a ON a.partner_program_id = p.partner_program_id
      JOIN partner_programs pp ON pp.id = p.partner_program_id JOIN partners pa ON pa.id = pp.partner_id
      ORDER BY p.revenue_cents DESC, pp.partner_id`,
-    months === null || months === 0 ? [programId, from, to, rule.type, rule.value] : [programId, from, to, rule.type, rule.value, months],
+    datesRenewals ? [programId, from, to, rule.type, rule.value, months] : [programId, from, to, rule.type, rule.value],
   );
 }
