@@ -83,18 +83,21 @@ describe('migrations', () => {
         (2, 2, 'webhook', 5, 'pending', 2, TIMESTAMP '2026-03-01 11:00', 'owner', TIMESTAMP '2026-03-01 10:01', TIMESTAMP '2026-03-01 10:00')`);
       await sql.run(`INSERT INTO outbox_attempts VALUES (1, 2, TIMESTAMP '2026-03-01 10:00', 503, NULL, 12, 'busy'), (2, 2, TIMESTAMP '2026-03-01 10:05', NULL, 'reset', 3, NULL)`);
     });
+    const keyed = "SELECT table_name FROM duckdb_constraints() WHERE table_name LIKE 'outbox_%' AND constraint_type = 'PRIMARY KEY' ORDER BY table_name";
     const before = await v23.read(async (sql) => ({
       messages: await sql.all('SELECT * FROM outbox_messages ORDER BY id'),
       deliveries: await sql.all('SELECT * FROM outbox_deliveries ORDER BY id'),
       attempts: await sql.all('SELECT * FROM outbox_attempts ORDER BY id'),
+      keys: await sql.all(keyed),
     }));
     await v23.close();
+    expect(before.keys).toEqual([{ table_name: 'outbox_attempts' }, { table_name: 'outbox_deliveries' }, { table_name: 'outbox_messages' }]);
     const v24 = await openStore(file);
     const after = await v24.read(async (sql) => ({
       messages: await sql.all('SELECT * FROM outbox_messages'),
       deliveries: await sql.all('SELECT * FROM outbox_deliveries'),
       attempts: await sql.all('SELECT * FROM outbox_attempts'),
-      keys: await sql.all("SELECT table_name FROM duckdb_constraints() WHERE table_name LIKE 'outbox_%' AND constraint_type = 'PRIMARY KEY'"),
+      keys: await sql.all(keyed),
       checks: await sql.all("SELECT table_name FROM duckdb_constraints() WHERE table_name LIKE 'outbox_%' AND constraint_type = 'CHECK'"),
     }));
     // Stored in id order, the rows come back as they were, the check on a delivery's status kept.
