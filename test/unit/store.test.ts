@@ -216,7 +216,7 @@ describe('transactions on the writer connection', () => {
     const copy = await openStore(`${file}.copy`);
     expect(await copy.read((sql) => sql.all('SELECT k FROM t ORDER BY k'))).toEqual([{ k: 'a' }, { k: 'b' }]);
     await copy.close();
-    // The same at close: the rows committed are in the file.
+    // At close the roll-up runs in the transaction left open: every row committed is in the file.
     await store.transaction((sql) => sql.run("INSERT INTO t VALUES ('d')"), { moreToCome: () => true });
     await store.close();
     const reopened = await openStore(file);
